@@ -1,0 +1,3 @@
+export * from './contract.js';
+export * from './schemas.js';
+export * from './result.js';

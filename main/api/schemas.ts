@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/** A JSON value as stored in a sample's expected request. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export const JsonValueSchema: z.ZodType<JsonValue, JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+);
+
+/** The expected HTTP request of a sample, in WAPIIBench's Axios-config shape. */
+export const RequestConfigSchema = z.object({
+  url: z.string().min(1),
+  method: z.string().min(1),
+  headers: z.record(z.string(), JsonValueSchema).optional(),
+  params: z.record(z.string(), JsonValueSchema).optional(),
+  data: JsonValueSchema.optional(),
+});
+export type RequestConfig = z.infer<typeof RequestConfigSchema>;
+
+export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;
+export const ReviewStateSchema = z.enum(REVIEW_STATES);
+export type ReviewState = z.infer<typeof ReviewStateSchema>;
+
+export const FINDING_RULES = ['server', 'path', 'method', 'argument', 'required', 'value', 'read-only', 'query-in-url', 'recorded'] as const;
+export const FindingSchema = z.object({
+  rule: z.enum(FINDING_RULES),
+  message: z.string(),
+  location: z.enum(['headers', 'params', 'path_params', 'data']).optional(),
+  key: z.string().optional(),
+});
+export type Finding = z.infer<typeof FindingSchema>;
+
+export const CheckStatusSchema = z.enum(['ok', 'flagged']);
+export type CheckStatus = z.infer<typeof CheckStatusSchema>;
+
+/** What the source file said about the sample (WAPIIBench's `checks` and `vetted` fields). */
+export const SourceNotesSchema = z.object({
+  index: z.number().int().optional(),
+  checks: z.string().optional(),
+  vetted: z.boolean().optional(),
+});
+export type SourceNotes = z.infer<typeof SourceNotesSchema>;
+
+export const SampleSchema = z.object({
+  id: z.string(),
+  datasetId: z.number().int(),
+  position: z.number().int(),
+  api: z.string(),
+  task: z.string(),
+  config: RequestConfigSchema,
+  reviewState: ReviewStateSchema,
+  source: SourceNotesSchema,
+  findings: z.array(FindingSchema),
+  checkStatus: CheckStatusSchema,
+  updatedAt: z.string(),
+});
+export type Sample = z.infer<typeof SampleSchema>;
+
+export const RevisionSchema = z.object({
+  id: z.number().int(),
+  sampleId: z.string(),
+  author: z.string(),
+  at: z.string(),
+  reason: z.string(),
+  before: z.object({ task: z.string(), config: RequestConfigSchema, reviewState: ReviewStateSchema }).nullable(),
+  after: z.object({ task: z.string(), config: RequestConfigSchema, reviewState: ReviewStateSchema }),
+  undone: z.boolean(),
+});
+export type Revision = z.infer<typeof RevisionSchema>;
+
+export const DatasetSummarySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  createdAt: z.string(),
+  sampleCount: z.number().int(),
+  flaggedCount: z.number().int(),
+  apis: z.array(z.object({ api: z.string(), samples: z.number().int(), specHash: z.string(), specTitle: z.string() })),
+});
+export type DatasetSummary = z.infer<typeof DatasetSummarySchema>;
+
+export const SampleFilterSchema = z.object({
+  api: z.string().optional(),
+  method: z.string().optional(),
+  reviewState: ReviewStateSchema.optional(),
+  checkStatus: CheckStatusSchema.optional(),
+  text: z.string().optional(),
+});
+export type SampleFilter = z.infer<typeof SampleFilterSchema>;

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FileInput } from '../api/contract.js';
+import { fail, ok, type Result } from '../api/result.js';
+
+const reason = (error: unknown): string => {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === 'ENOENT') return 'no such file or directory';
+  if (e.code === 'EACCES') return 'permission denied';
+  if (e.code === 'EISDIR') return 'is a directory, not a file';
+  if (e.code === 'ENOTDIR') return 'is not a directory';
+  return e.message;
+};
+
+export function readFileInput(file: string): Result<FileInput> {
+  try {
+    return ok({ filename: path.basename(file), content: fs.readFileSync(file, 'utf8') });
+  } catch (error) {
+    return fail('bad_input', `cannot read ${file}: ${reason(error)}`);
+  }
+}
+
+/** Every `*.yaml`, `*.yml` and `*.json` file in a folder, read as spec candidates. */
+export function readSpecDir(dir: string): Result<FileInput[]> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((f) => /\.(ya?ml|json)$/i.test(f)).sort();
+  } catch (error) {
+    return fail('bad_input', `cannot read spec folder ${dir}: ${reason(error)}`);
+  }
+  if (names.length === 0) return fail('bad_input', `spec folder ${dir} holds no .yaml, .yml or .json file`);
+  const files: FileInput[] = [];
+  for (const name of names) {
+    const file = readFileInput(path.join(dir, name));
+    if (!file.ok) return file;
+    files.push(file.value);
+  }
+  return ok(files);
+}
+
+export function writeFiles(target: string, files: Record<string, string>): Result<string[]> {
+  const entries = Object.entries(files);
+  try {
+    if (entries.length === 1 && target.endsWith('.json')) {
+      fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+      fs.writeFileSync(target, entries[0]?.[1] ?? '');
+      return ok([target]);
+    }
+    fs.mkdirSync(target, { recursive: true });
+    return ok(entries.map(([name, content]) => {
+      const file = path.join(target, name);
+      fs.writeFileSync(file, content);
+      return file;
+    }));
+  } catch (error) {
+    return fail('bad_input', `cannot write ${target}: ${reason(error)}`);
+  }
+}

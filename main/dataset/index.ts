@@ -1,0 +1,3 @@
+export { checkRequest, checkSample } from './checks.js';
+export { filterSamples } from './filter.js';
+export { apiFromFilename, exportFlat, exportPerApi, parseDataset, sampleId, type SampleDraft } from './wapiibench.js';

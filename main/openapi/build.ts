@@ -1,0 +1,228 @@
+import { fail, ok, type Result } from '../api/result.js';
+import {
+  HTTP_METHODS,
+  type ApiSpec,
+  type BodyProperty,
+  type Endpoint,
+  type HttpMethod,
+  type JsonSchema,
+  type Parameter,
+  type ParameterLocation,
+  type PathTemplate,
+  type RequestBody,
+  type RequestBodyContent,
+  type SecurityScheme,
+} from './model.js';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Attached to an ApiSpec for schema validation; not part of the domain model. */
+export interface SpecInternals {
+  /** The document as written, `$ref`s intact. */
+  readonly raw: Obj;
+  /** For each dereferenced object, the local `$ref` it was resolved from. */
+  readonly origins: WeakMap<object, string>;
+}
+const internals = new WeakMap<ApiSpec, SpecInternals>();
+export function specInternals(spec: ApiSpec): SpecInternals {
+  const found = internals.get(spec);
+  if (!found) throw new Error('bug: ApiSpec was not built by buildSpec');
+  return found;
+}
+
+/** Finds a `$ref` left unresolved that points outside the document. */
+function findExternalRef(root: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node)) {
+      const ref = (node as Obj)['$ref'];
+      if (typeof ref === 'string' && !ref.startsWith('#')) return ref;
+    }
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return undefined;
+}
+
+/**
+ * Merges `allOf` members' properties and required lists into one object schema. Written here
+ * rather than with a full allOf-merging library because only the top-level property set and
+ * required list matter for argument legality; nested schemas are validated by ajv as written.
+ */
+export function mergeAllOf(schema: JsonSchema, depth = 0): JsonSchema {
+  const allOf = schema['allOf'];
+  if (!Array.isArray(allOf) || depth > 8) return schema;
+  const properties: Obj = {};
+  const required = new Set<string>();
+  let additional: unknown = schema['additionalProperties'];
+  const merged: Obj = {};
+  for (const part of [...allOf.filter(isObj).map((p) => mergeAllOf(p, depth + 1)), schema]) {
+    for (const [k, v] of Object.entries(part)) {
+      if (k === 'allOf' || k === 'properties' || k === 'required' || k === 'additionalProperties') continue;
+      merged[k] ??= v;
+    }
+    if (isObj(part['properties'])) Object.assign(properties, part['properties']);
+    if (Array.isArray(part['required'])) for (const r of part['required']) if (typeof r === 'string') required.add(r);
+    if (part['additionalProperties'] !== undefined) additional ??= part['additionalProperties'];
+  }
+  const result: Obj = { ...merged, type: merged['type'] ?? 'object', properties };
+  if (required.size > 0) result['required'] = [...required];
+  if (additional !== undefined) result['additionalProperties'] = additional;
+  return result;
+}
+
+function readParameter(value: unknown): Parameter | undefined {
+  if (!isObj(value)) return undefined;
+  const name = str(value['name']);
+  const location = str(value['in']);
+  if (!name || !location || !['path', 'query', 'header', 'cookie'].includes(location)) return undefined;
+  let schema = isObj(value['schema']) ? value['schema'] : undefined;
+  // Parameters may carry their schema under `content` (OpenAPI 3: exactly one media type).
+  if (!schema && isObj(value['content'])) {
+    const first = Object.values(value['content'])[0];
+    if (isObj(first) && isObj(first['schema'])) schema = first['schema'];
+  }
+  const description = str(value['description']);
+  return {
+    name,
+    in: location as ParameterLocation,
+    required: location === 'path' ? true : value['required'] === true,
+    schema,
+    ...(description ? { description } : {}),
+  };
+}
+
+function readParameters(pathLevel: unknown, opLevel: unknown): Parameter[] {
+  const byKey = new Map<string, Parameter>();
+  for (const list of [pathLevel, opLevel]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const p = readParameter(raw);
+      if (p) byKey.set(`${p.in}:${p.name}`, p);
+    }
+  }
+  return [...byKey.values()];
+}
+
+function readContent(mediaType: string, media: unknown): RequestBodyContent {
+  const raw = isObj(media) && isObj(media['schema']) ? media['schema'] : undefined;
+  if (!raw) return { mediaType, schema: undefined, properties: [], openProperties: true };
+  const schema = mergeAllOf(raw);
+  const props = isObj(schema['properties']) ? schema['properties'] : {};
+  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
+  const properties: BodyProperty[] = Object.entries(props).map(([name, s]) => ({
+    name,
+    required: required.has(name),
+    readOnly: isObj(s) && s['readOnly'] === true,
+    schema: isObj(s) ? s : {},
+  }));
+  const declaresObject = schema['type'] === 'object' || properties.length > 0;
+  const additional = schema['additionalProperties'];
+  // Keys beyond `properties` are permitted when the schema says so, or when it describes no object at all.
+  const openProperties = !declaresObject || (additional !== undefined && additional !== false);
+  return { mediaType, schema, properties, openProperties };
+}
+
+function readRequestBody(value: unknown): RequestBody | undefined {
+  if (!isObj(value) || !isObj(value['content'])) return undefined;
+  const contents = Object.entries(value['content']).map(([mediaType, media]) => readContent(mediaType, media));
+  return { required: value['required'] === true, contents };
+}
+
+function securityNames(requirement: unknown): string[] | undefined {
+  if (!Array.isArray(requirement)) return undefined;
+  return [...new Set(requirement.filter(isObj).flatMap((r) => Object.keys(r)))];
+}
+
+function readSecuritySchemes(components: unknown): SecurityScheme[] {
+  const schemes = isObj(components) && isObj(components['securitySchemes']) ? components['securitySchemes'] : {};
+  const result: SecurityScheme[] = [];
+  for (const [name, s] of Object.entries(schemes)) {
+    if (!isObj(s)) continue;
+    const type = str(s['type']);
+    if (type === 'http') result.push({ name, type, scheme: str(s['scheme']) ?? 'bearer' });
+    else if (type === 'oauth2' || type === 'openIdConnect') result.push({ name, type });
+    else if (type === 'apiKey') {
+      const location = str(s['in']);
+      const keyName = str(s['name']);
+      if (keyName && (location === 'query' || location === 'header' || location === 'cookie')) result.push({ name, type, in: location, keyName });
+    }
+  }
+  return result;
+}
+
+/** `{param}` segments match `[^/?&]+`, as in scoring.md §4. */
+export function compilePathTemplate(path: string): PathTemplate {
+  const parameterNames: string[] = [];
+  let source = '';
+  for (const part of path.split(/(\{[^}]+\})/)) {
+    const param = /^\{([^}]+)\}$/.exec(part);
+    if (param?.[1] !== undefined) {
+      parameterNames.push(param[1]);
+      source += '([^/?&]+)';
+    } else source += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return { path, parameterNames, pattern: new RegExp(`^${source}$`) };
+}
+
+function readServers(doc: Obj): string[] {
+  const servers = Array.isArray(doc['servers']) ? doc['servers'].filter(isObj) : [];
+  const urls = servers.flatMap((s) => {
+    const url = str(s['url']);
+    if (!url) return [];
+    // Server variables: take each variable's default, as a client would without configuration.
+    const vars = isObj(s['variables']) ? s['variables'] : {};
+    return [url.replace(/\{([^}]+)\}/g, (m, v: string) => str(isObj(vars[v]) ? vars[v]['default'] : undefined) ?? m).replace(/\/+$/, '')];
+  });
+  return [...new Set(urls)].sort((a, b) => b.length - a.length);
+}
+
+export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origins: WeakMap<object, string> }): Result<ApiSpec> {
+  const external = findExternalRef(doc);
+  if (external) {
+    return fail('bad_input', `${options.filename}: unresolved $ref "${external}": only references inside the document are supported; bundle the spec into one file`);
+  }
+  const info = isObj(doc['info']) ? doc['info'] : {};
+  const globalSecurity = securityNames(doc['security']);
+  const endpoints: Endpoint[] = [];
+  const paths: PathTemplate[] = [];
+  for (const [path, item] of Object.entries(isObj(doc['paths']) ? doc['paths'] : {})) {
+    if (!isObj(item)) continue;
+    paths.push(compilePathTemplate(path));
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!isObj(op)) continue;
+      const requestBody = readRequestBody(op['requestBody']);
+      const operationId = str(op['operationId']);
+      const summary = str(op['summary']);
+      const description = str(op['description']);
+      endpoints.push({
+        method: method as HttpMethod,
+        path,
+        ...(operationId ? { operationId } : {}),
+        ...(summary ? { summary } : {}),
+        ...(description ? { description } : {}),
+        parameters: readParameters(item['parameters'], op['parameters']),
+        ...(requestBody ? { requestBody } : {}),
+        security: securityNames(op['security']) ?? globalSecurity ?? [],
+      });
+    }
+  }
+  const spec: ApiSpec = {
+    title: str(info['title']) ?? options.filename,
+    version: str(info['version']) ?? '',
+    openapi: str(doc['openapi']) ?? '3.0.0',
+    servers: readServers(doc),
+    endpoints,
+    securitySchemes: readSecuritySchemes(doc['components']),
+    paths,
+  };
+  internals.set(spec, { raw: options.raw, origins: options.origins });
+  return ok(spec);
+}

@@ -1,0 +1,29 @@
+export type {
+  ApiSpec,
+  ArgumentLocation,
+  BodyProperty,
+  Endpoint,
+  HttpMethod,
+  JsonSchema,
+  Parameter,
+  ParameterLocation,
+  PathTemplate,
+  RequestBody,
+  RequestBodyContent,
+  SecurityScheme,
+} from './model.js';
+export { ARGUMENT_LOCATIONS, HTTP_METHODS } from './model.js';
+export { loadSpec, specFormatOf, type SpecFormat } from './load.js';
+export {
+  argumentSource,
+  findEndpoint,
+  isPermitted,
+  methodsAt,
+  pathCandidates,
+  resolveEndpoint,
+  splitServer,
+  type ArgumentSource,
+  type PathCandidate,
+  type ResolvedRequest,
+} from './match.js';
+export { validateValue, type ValueProblem } from './validate.js';

@@ -1,0 +1,83 @@
+/**
+ * The parts of an OpenAPI document the workbench reasons about: where requests may go
+ * (servers + endpoints) and which arguments each endpoint permits at each location.
+ */
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options' | 'trace';
+export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** A JSON Schema as found in the spec (OpenAPI 3.0 dialect or 3.1 / 2020-12), after dereferencing. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+export interface Parameter {
+  readonly name: string;
+  readonly in: ParameterLocation;
+  readonly required: boolean;
+  readonly schema: JsonSchema | undefined;
+  readonly description?: string;
+}
+
+export interface BodyProperty {
+  readonly name: string;
+  readonly required: boolean;
+  readonly readOnly: boolean;
+  readonly schema: JsonSchema;
+}
+
+export interface RequestBodyContent {
+  readonly mediaType: string;
+  /** The schema with `allOf` merged at the top level. */
+  readonly schema: JsonSchema | undefined;
+  readonly properties: readonly BodyProperty[];
+  /** True when the schema accepts keys beyond `properties` (`additionalProperties` not false, or no object schema). */
+  readonly openProperties: boolean;
+}
+
+export interface RequestBody {
+  readonly required: boolean;
+  readonly contents: readonly RequestBodyContent[];
+}
+
+export interface Endpoint {
+  readonly method: HttpMethod;
+  /** Path template as written in the spec, e.g. `/teams/{team_gid}/users`. */
+  readonly path: string;
+  readonly operationId?: string;
+  readonly summary?: string;
+  readonly description?: string;
+  /** Path-level and operation-level parameters merged (operation wins on name + location). */
+  readonly parameters: readonly Parameter[];
+  readonly requestBody?: RequestBody;
+  /** Names of the security schemes this operation accepts (its own `security`, else the document's). */
+  readonly security: readonly string[];
+}
+
+export type SecurityScheme =
+  | { readonly name: string; readonly type: 'http'; readonly scheme: string }
+  | { readonly name: string; readonly type: 'oauth2' | 'openIdConnect' }
+  | { readonly name: string; readonly type: 'apiKey'; readonly in: 'query' | 'header' | 'cookie'; readonly keyName: string };
+
+export interface PathTemplate {
+  readonly path: string;
+  readonly parameterNames: readonly string[];
+  readonly pattern: RegExp;
+}
+
+export interface ApiSpec {
+  readonly title: string;
+  readonly version: string;
+  /** `3.0.x` or `3.1.x`. */
+  readonly openapi: string;
+  /** Server URLs with trailing slashes removed, longest first. */
+  readonly servers: readonly string[];
+  readonly endpoints: readonly Endpoint[];
+  readonly securitySchemes: readonly SecurityScheme[];
+  /** One entry per distinct path template, in spec order. */
+  readonly paths: readonly PathTemplate[];
+}
+
+/** The four places a request carries arguments, named as in the WAPIIBench configs. */
+export type ArgumentLocation = 'headers' | 'params' | 'path_params' | 'data';
+export const ARGUMENT_LOCATIONS: readonly ArgumentLocation[] = ['headers', 'params', 'path_params', 'data'];

@@ -1,0 +1,56 @@
+/**
+ * Numbered schema migrations; `PRAGMA user_version` records how many have run. Append only:
+ * a released migration never changes.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1: specs, datasets, samples, revisions */ `
+  CREATE TABLE specs (
+    hash       TEXT PRIMARY KEY,            -- sha-256 of content
+    filename   TEXT NOT NULL,
+    title      TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE datasets (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    source     TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE dataset_apis (
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    api        TEXT NOT NULL,
+    spec_hash  TEXT NOT NULL REFERENCES specs(hash),
+    PRIMARY KEY (dataset_id, api)
+  );
+  CREATE TABLE samples (
+    dataset_id   INTEGER NOT NULL,
+    id           TEXT NOT NULL,
+    position     INTEGER NOT NULL,
+    api          TEXT NOT NULL,
+    task         TEXT NOT NULL,
+    config       TEXT NOT NULL,             -- JSON RequestConfig
+    review_state TEXT NOT NULL DEFAULT 'unreviewed' CHECK (review_state IN ('unreviewed', 'accepted', 'fixed', 'rejected')),
+    source       TEXT NOT NULL DEFAULT '{}', -- JSON SourceNotes
+    findings     TEXT NOT NULL DEFAULT '[]', -- JSON Finding[]
+    check_status TEXT NOT NULL CHECK (check_status IN ('ok', 'flagged')),
+    updated_at   TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, id),
+    UNIQUE (dataset_id, position),
+    FOREIGN KEY (dataset_id, api) REFERENCES dataset_apis(dataset_id, api) ON DELETE CASCADE
+  );
+  CREATE TABLE revisions (
+    id         INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL,
+    sample_id  TEXT NOT NULL,
+    author     TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    reason     TEXT NOT NULL,
+    before     TEXT,                        -- JSON {task, config, reviewState}; NULL for the import
+    after      TEXT NOT NULL,
+    undone     INTEGER NOT NULL DEFAULT 0,
+    FOREIGN KEY (dataset_id, sample_id) REFERENCES samples(dataset_id, id) ON DELETE CASCADE
+  );
+  CREATE INDEX revisions_by_sample ON revisions(dataset_id, sample_id, id);
+  `,
+];

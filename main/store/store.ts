@@ -1,0 +1,323 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { fail, ok, type Result } from '../api/result.js';
+import {
+  RequestConfigSchema,
+  type CheckStatus,
+  type DatasetSummary,
+  type Finding,
+  type RequestConfig,
+  type ReviewState,
+  type Revision,
+  type Sample,
+  type SourceNotes,
+} from '../api/schemas.js';
+import { MIGRATIONS } from './migrations.js';
+
+export interface StoredSpec {
+  readonly hash: string;
+  readonly filename: string;
+  readonly title: string;
+  readonly content: string;
+}
+
+export interface NewSample {
+  readonly id: string;
+  readonly api: string;
+  readonly task: string;
+  readonly config: RequestConfig;
+  readonly source: SourceNotes;
+  readonly findings: readonly Finding[];
+}
+
+export interface NewDataset {
+  readonly name: string;
+  readonly source: string;
+  readonly apis: readonly { api: string; spec: Omit<StoredSpec, 'hash'> }[];
+  readonly samples: readonly NewSample[];
+  readonly author: string;
+}
+
+/** The editable part of a sample; a revision records it before and after. */
+export interface SampleState {
+  readonly task: string;
+  readonly config: RequestConfig;
+  readonly reviewState: ReviewState;
+}
+
+export interface EditMeta {
+  readonly author: string;
+  readonly reason: string;
+}
+
+interface SampleRow {
+  dataset_id: number;
+  id: string;
+  position: number;
+  api: string;
+  task: string;
+  config: string;
+  review_state: ReviewState;
+  source: string;
+  findings: string;
+  check_status: CheckStatus;
+  updated_at: string;
+}
+
+interface RevisionRow {
+  id: number;
+  sample_id: string;
+  author: string;
+  at: string;
+  reason: string;
+  before: string | null;
+  after: string;
+  undone: number;
+}
+
+const now = (): string => new Date().toISOString();
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+function toSample(row: SampleRow): Sample {
+  return {
+    id: row.id,
+    datasetId: row.dataset_id,
+    position: row.position,
+    api: row.api,
+    task: row.task,
+    config: RequestConfigSchema.parse(JSON.parse(row.config)),
+    reviewState: row.review_state,
+    source: JSON.parse(row.source) as SourceNotes,
+    findings: JSON.parse(row.findings) as Finding[],
+    checkStatus: row.check_status,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRevision(row: RevisionRow): Revision {
+  return {
+    id: row.id,
+    sampleId: row.sample_id,
+    author: row.author,
+    at: row.at,
+    reason: row.reason,
+    before: row.before === null ? null : (JSON.parse(row.before) as SampleState),
+    after: JSON.parse(row.after) as SampleState,
+    undone: row.undone === 1,
+  };
+}
+
+const statusOf = (findings: readonly Finding[]): CheckStatus => (findings.length > 0 ? 'flagged' : 'ok');
+
+/**
+ * The workbench database: the only place SQL lives. WAL mode, foreign keys on, migrations
+ * applied on open; every multi-row write is one transaction.
+ */
+export class Store implements Disposable {
+  private readonly db: Database.Database;
+  private disposed = false;
+
+  private constructor(db: Database.Database) {
+    this.db = db;
+  }
+
+  static open(file: string): Result<Store> {
+    try {
+      if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      const db = new Database(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      const store = new Store(db);
+      store.migrate();
+      return ok(store);
+    } catch (error) {
+      return fail('bad_input', `cannot open database ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new Error(`database schema version ${version} is newer than this workbench (${MIGRATIONS.length}); update the workbench`);
+    }
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v] ?? '');
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  private get handle(): Database.Database {
+    if (this.disposed) throw new Error('bug: store used after dispose');
+    return this.db;
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  close(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.db.close();
+  }
+
+  /** Runs a function in one transaction. */
+  transaction<T>(fn: () => T): T {
+    return this.handle.transaction(fn)();
+  }
+
+  integrityCheck(): string {
+    return String(this.handle.pragma('integrity_check', { simple: true }));
+  }
+
+  // --- specs -------------------------------------------------------------------------------
+
+  /** Stores a spec content-addressed; the same text is stored once. */
+  putSpec(spec: Omit<StoredSpec, 'hash'>): string {
+    const hash = sha256(spec.content);
+    this.handle
+      .prepare('INSERT OR IGNORE INTO specs (hash, filename, title, content, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(hash, spec.filename, spec.title, spec.content, now());
+    return hash;
+  }
+
+  getSpec(hash: string): StoredSpec | undefined {
+    return this.handle.prepare('SELECT hash, filename, title, content FROM specs WHERE hash = ?').get(hash) as StoredSpec | undefined;
+  }
+
+  /** The spec hash of each API of a dataset. */
+  datasetApis(datasetId: number): Map<string, string> {
+    const rows = this.handle.prepare('SELECT api, spec_hash FROM dataset_apis WHERE dataset_id = ?').all(datasetId) as { api: string; spec_hash: string }[];
+    return new Map(rows.map((r) => [r.api, r.spec_hash]));
+  }
+
+  // --- datasets ------------------------------------------------------------------------------
+
+  /** A name not yet taken: `name`, else `name (2)`, `name (3)`, ... */
+  freeDatasetName(name: string): string {
+    const taken = this.handle.prepare('SELECT 1 FROM datasets WHERE name = ?');
+    if (!taken.get(name)) return name;
+    for (let i = 2; ; i++) if (!taken.get(`${name} (${i})`)) return `${name} (${i})`;
+  }
+
+  createDataset(input: NewDataset): number {
+    const db = this.handle;
+    return this.transaction(() => {
+      const at = now();
+      const datasetId = Number(db.prepare('INSERT INTO datasets (name, source, created_at) VALUES (?, ?, ?)').run(input.name, input.source, at).lastInsertRowid);
+      const addApi = db.prepare('INSERT INTO dataset_apis (dataset_id, api, spec_hash) VALUES (?, ?, ?)');
+      for (const { api, spec } of input.apis) addApi.run(datasetId, api, this.putSpec(spec));
+      const addSample = db.prepare(
+        `INSERT INTO samples (dataset_id, id, position, api, task, config, source, findings, check_status, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      const addRevision = db.prepare('INSERT INTO revisions (dataset_id, sample_id, author, at, reason, before, after) VALUES (?, ?, ?, ?, ?, NULL, ?)');
+      const reason = `imported from ${input.source}`;
+      input.samples.forEach((s, position) => {
+        addSample.run(datasetId, s.id, position, s.api, s.task, JSON.stringify(s.config), JSON.stringify(s.source), JSON.stringify(s.findings), statusOf(s.findings), at);
+        const after: SampleState = { task: s.task, config: s.config, reviewState: 'unreviewed' };
+        addRevision.run(datasetId, s.id, input.author, at, reason, JSON.stringify(after));
+      });
+      return datasetId;
+    });
+  }
+
+  listDatasets(): DatasetSummary[] {
+    const db = this.handle;
+    const rows = db
+      .prepare(
+        `SELECT d.id, d.name, d.created_at AS createdAt,
+                (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id) AS sampleCount,
+                (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id AND s.check_status = 'flagged') AS flaggedCount
+         FROM datasets d ORDER BY d.id`,
+      )
+      .all() as Omit<DatasetSummary, 'apis'>[];
+    const apis = db.prepare(
+      `SELECT a.api, a.spec_hash AS specHash, sp.title AS specTitle,
+              (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = a.dataset_id AND s.api = a.api) AS samples
+       FROM dataset_apis a JOIN specs sp ON sp.hash = a.spec_hash WHERE a.dataset_id = ? ORDER BY a.api`,
+    );
+    return rows.map((r) => ({ ...r, apis: apis.all(r.id) as DatasetSummary['apis'] }));
+  }
+
+  /** A dataset by id (digits) or exact name. */
+  findDataset(ref: string | number): DatasetSummary | undefined {
+    const all = this.listDatasets();
+    return typeof ref === 'number' || /^\d+$/.test(ref) ? all.find((d) => d.id === Number(ref)) : all.find((d) => d.name === ref);
+  }
+
+  // --- samples -------------------------------------------------------------------------------
+
+  listSamples(datasetId: number): Sample[] {
+    const rows = this.handle.prepare('SELECT * FROM samples WHERE dataset_id = ? ORDER BY position').all(datasetId) as SampleRow[];
+    return rows.map(toSample);
+  }
+
+  getSample(datasetId: number, sampleId: string): Sample | undefined {
+    const row = this.handle.prepare('SELECT * FROM samples WHERE dataset_id = ? AND id = ?').get(datasetId, sampleId) as SampleRow | undefined;
+    return row ? toSample(row) : undefined;
+  }
+
+  listRevisions(datasetId: number, sampleId: string): Revision[] {
+    const rows = this.handle
+      .prepare('SELECT * FROM revisions WHERE dataset_id = ? AND sample_id = ? ORDER BY id')
+      .all(datasetId, sampleId) as RevisionRow[];
+    return rows.map(toRevision);
+  }
+
+  private writeState(datasetId: number, sampleId: string, state: SampleState, findings: readonly Finding[]): void {
+    this.handle
+      .prepare('UPDATE samples SET task = ?, config = ?, review_state = ?, findings = ?, check_status = ?, updated_at = ? WHERE dataset_id = ? AND id = ?')
+      .run(state.task, JSON.stringify(state.config), state.reviewState, JSON.stringify(findings), statusOf(findings), now(), datasetId, sampleId);
+  }
+
+  /** Applies an edit and records it as a revision, in one transaction. */
+  editSample(datasetId: number, sampleId: string, after: SampleState, findings: readonly Finding[], meta: EditMeta): Result<Sample> {
+    return this.transaction(() => {
+      const current = this.getSample(datasetId, sampleId);
+      if (!current) return fail<Sample>('not_found', `sample ${sampleId} does not exist in dataset ${datasetId}`);
+      const before: SampleState = { task: current.task, config: current.config, reviewState: current.reviewState };
+      this.handle
+        .prepare('INSERT INTO revisions (dataset_id, sample_id, author, at, reason, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(datasetId, sampleId, meta.author, now(), meta.reason, JSON.stringify(before), JSON.stringify(after));
+      this.writeState(datasetId, sampleId, after, findings);
+      return ok(this.getSample(datasetId, sampleId) as Sample);
+    });
+  }
+
+  /** The latest edit that can be undone (not the import, not already undone). */
+  lastUndoable(datasetId: number, sampleId: string): Revision | undefined {
+    return this.listRevisions(datasetId, sampleId)
+      .reverse()
+      .find((r) => !r.undone && r.before !== null);
+  }
+
+  /** Restores the state before `revision` and marks it undone, in one transaction. */
+  undoRevision(datasetId: number, revision: Revision, findings: readonly Finding[]): Sample {
+    return this.transaction(() => {
+      if (!revision.before) throw new Error('bug: the import revision cannot be undone');
+      this.handle.prepare('UPDATE revisions SET undone = 1 WHERE id = ?').run(revision.id);
+      this.writeState(datasetId, revision.sampleId, revision.before, findings);
+      return this.getSample(datasetId, revision.sampleId) as Sample;
+    });
+  }
+
+  /** Replaces the findings of many samples (after the checks changed), in one transaction. */
+  setFindings(datasetId: number, findings: ReadonlyMap<string, readonly Finding[]>): void {
+    const update = this.handle.prepare('UPDATE samples SET findings = ?, check_status = ? WHERE dataset_id = ? AND id = ?');
+    this.transaction(() => {
+      for (const [id, f] of findings) update.run(JSON.stringify(f), statusOf(f), datasetId, id);
+    });
+  }
+
+  /** Row counts per table, for tests that assert nothing was written. */
+  counts(): Record<string, number> {
+    const tables = ['specs', 'datasets', 'dataset_apis', 'samples', 'revisions'];
+    return Object.fromEntries(tables.map((t) => [t, (this.handle.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
+  }
+}
