@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MethodName } from './methods.js';
+import type { MethodName } from './constants.js';
 import {
   DatasetSummarySchema,
   FindingSchema,

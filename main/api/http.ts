@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { METHODS, type Method, type WorkbenchEvent } from './contract.js';
 import { HTTP_STATUS, toErrorInfo } from './errors.js';
-import type { Envelope } from './methods.js';
+import type { Envelope } from './constants.js';
 import { WapiiError } from './result.js';
 
 export interface HttpTransportOptions {

@@ -1,6 +1,6 @@
 import { METHODS, type Method, type WorkbenchEvent } from './contract.js';
 import { toErrorInfo } from './errors.js';
-import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, type Envelope } from './methods.js';
+import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, type Envelope } from './constants.js';
 
 /** The slice of Electron's ipcMain this transport needs; typed structurally so only main/app imports electron. */
 export interface IpcMainLike {

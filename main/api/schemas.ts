@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { REVIEW_STATES } from './constants.js';
+
+export { REVIEW_STATES };
 
 /** A JSON value as stored in a sample's expected request. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -16,7 +19,6 @@ export const RequestConfigSchema = z.object({
 });
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 
-export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;
 export const ReviewStateSchema = z.enum(REVIEW_STATES);
 export type ReviewState = z.infer<typeof ReviewStateSchema>;
 

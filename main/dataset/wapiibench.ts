@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { fail, ok, type Result } from '../api/result.js';
 import { RequestConfigSchema, type RequestConfig, type Sample, type SourceNotes } from '../api/schemas.js';
@@ -22,6 +23,19 @@ const FlatEntrySchema = z.object({
 });
 const PerApiEntrySchema = z.object({ task: z.string(), config: RequestConfigSchema });
 const PerApiFileSchema = z.object({ samples: z.array(z.unknown()) });
+
+/** Where and why JSON text is broken; jsonc-parser reports offsets, which JSON.parse in Node 20 often omits. */
+function describeJsonError(text: string): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return 'invalid JSON';
+  const before = text.slice(0, first.offset);
+  const line = before.split('\n').length;
+  const column = first.offset - before.lastIndexOf('\n');
+  const reason = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return `invalid JSON at line ${line}, column ${column}: ${reason}`;
+}
 
 function describeIssue(where: string, error: z.ZodError): string {
   const issue = error.issues[0];
@@ -60,16 +74,8 @@ export function parseDataset(text: string, filename: string): Result<SampleDraft
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const pos = /position (\d+)/.exec(message);
-    let where = '';
-    if (pos?.[1]) {
-      const before = text.slice(0, Number(pos[1]));
-      const line = before.split('\n').length;
-      where = ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
-    }
-    return fail('bad_input', `${filename}: invalid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '')}`);
+  } catch {
+    return fail('bad_input', `${filename}: ${describeJsonError(text)}`);
   }
   if (Array.isArray(value)) {
     const entries = [];

@@ -33,6 +33,23 @@ export function specInternals(spec: ApiSpec): SpecInternals {
   return found;
 }
 
+/**
+ * Follows a local `$ref` that dereferencing left in place (every `$ref` on a cycle stays a
+ * `$ref` under circular: 'ignore') to the object it points at in the dereferenced document.
+ */
+function follow(doc: Obj, node: unknown): unknown {
+  for (let hops = 0; hops < 16 && isObj(node) && typeof node['$ref'] === 'string' && node['$ref'].startsWith('#/'); hops++) {
+    let target: unknown = doc;
+    for (const raw of node['$ref'].slice(2).split('/')) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      target = isObj(target) || Array.isArray(target) ? (target as Obj)[key] : undefined;
+    }
+    if (target === undefined) return node;
+    node = target;
+  }
+  return node;
+}
+
 /** Finds a `$ref` left unresolved that points outside the document. */
 function findExternalRef(root: unknown): string | undefined {
   const seen = new Set<unknown>();
@@ -55,14 +72,14 @@ function findExternalRef(root: unknown): string | undefined {
  * rather than with a full allOf-merging library because only the top-level property set and
  * required list matter for argument legality; nested schemas are validated by ajv as written.
  */
-export function mergeAllOf(schema: JsonSchema, depth = 0): JsonSchema {
+export function mergeAllOf(schema: JsonSchema, depth = 0, resolve: (n: unknown) => unknown = (n) => n): JsonSchema {
   const allOf = schema['allOf'];
   if (!Array.isArray(allOf) || depth > 8) return schema;
   const properties: Obj = {};
   const required = new Set<string>();
   let additional: unknown = schema['additionalProperties'];
   const merged: Obj = {};
-  for (const part of [...allOf.filter(isObj).map((p) => mergeAllOf(p, depth + 1)), schema]) {
+  for (const part of [...allOf.map(resolve).filter(isObj).map((p) => mergeAllOf(p, depth + 1, resolve)), schema]) {
     for (const [k, v] of Object.entries(part)) {
       if (k === 'allOf' || k === 'properties' || k === 'required' || k === 'additionalProperties') continue;
       merged[k] ??= v;
@@ -77,12 +94,16 @@ export function mergeAllOf(schema: JsonSchema, depth = 0): JsonSchema {
   return result;
 }
 
-function readParameter(value: unknown): Parameter | undefined {
+type Resolve = (node: unknown) => unknown;
+
+function readParameter(resolve: Resolve, raw: unknown): Parameter | undefined {
+  const value = resolve(raw);
   if (!isObj(value)) return undefined;
   const name = str(value['name']);
   const location = str(value['in']);
   if (!name || !location || !['path', 'query', 'header', 'cookie'].includes(location)) return undefined;
-  let schema = isObj(value['schema']) ? value['schema'] : undefined;
+  const resolvedSchema = resolve(value['schema']);
+  let schema = isObj(resolvedSchema) ? resolvedSchema : undefined;
   // Parameters may carry their schema under `content` (OpenAPI 3: exactly one media type).
   if (!schema && isObj(value['content'])) {
     const first = Object.values(value['content'])[0];
@@ -98,28 +119,28 @@ function readParameter(value: unknown): Parameter | undefined {
   };
 }
 
-function readParameters(pathLevel: unknown, opLevel: unknown): Parameter[] {
+function readParameters(resolve: Resolve, pathLevel: unknown, opLevel: unknown): Parameter[] {
   const byKey = new Map<string, Parameter>();
   for (const list of [pathLevel, opLevel]) {
     if (!Array.isArray(list)) continue;
     for (const raw of list) {
-      const p = readParameter(raw);
+      const p = readParameter(resolve, raw);
       if (p) byKey.set(`${p.in}:${p.name}`, p);
     }
   }
   return [...byKey.values()];
 }
 
-function readContent(mediaType: string, media: unknown): RequestBodyContent {
-  const raw = isObj(media) && isObj(media['schema']) ? media['schema'] : undefined;
-  if (!raw) return { mediaType, schema: undefined, properties: [], openProperties: true };
-  const schema = mergeAllOf(raw);
+function readContent(resolve: Resolve, mediaType: string, media: unknown): RequestBodyContent {
+  const raw = isObj(media) ? resolve(media['schema']) : undefined;
+  if (!isObj(raw)) return { mediaType, schema: undefined, properties: [], openProperties: true };
+  const schema = mergeAllOf(raw, 0, resolve);
   const props = isObj(schema['properties']) ? schema['properties'] : {};
   const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
   const properties: BodyProperty[] = Object.entries(props).map(([name, s]) => ({
     name,
     required: required.has(name),
-    readOnly: isObj(s) && s['readOnly'] === true,
+    readOnly: isObj(resolve(s)) && (resolve(s) as Obj)['readOnly'] === true,
     schema: isObj(s) ? s : {},
   }));
   const declaresObject = schema['type'] === 'object' || properties.length > 0;
@@ -129,9 +150,10 @@ function readContent(mediaType: string, media: unknown): RequestBodyContent {
   return { mediaType, schema, properties, openProperties };
 }
 
-function readRequestBody(value: unknown): RequestBody | undefined {
+function readRequestBody(resolve: Resolve, raw: unknown): RequestBody | undefined {
+  const value = resolve(raw);
   if (!isObj(value) || !isObj(value['content'])) return undefined;
-  const contents = Object.entries(value['content']).map(([mediaType, media]) => readContent(mediaType, media));
+  const contents = Object.entries(value['content']).map(([mediaType, media]) => readContent(resolve, mediaType, media));
   return { required: value['required'] === true, contents };
 }
 
@@ -188,6 +210,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
   if (external) {
     return fail('bad_input', `${options.filename}: unresolved $ref "${external}": only references inside the document are supported; bundle the spec into one file`);
   }
+  const resolve: Resolve = (node) => follow(doc, node);
   const info = isObj(doc['info']) ? doc['info'] : {};
   const globalSecurity = securityNames(doc['security']);
   const endpoints: Endpoint[] = [];
@@ -198,7 +221,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!isObj(op)) continue;
-      const requestBody = readRequestBody(op['requestBody']);
+      const requestBody = readRequestBody(resolve, op['requestBody']);
       const operationId = str(op['operationId']);
       const summary = str(op['summary']);
       const description = str(op['description']);
@@ -208,7 +231,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
         ...(operationId ? { operationId } : {}),
         ...(summary ? { summary } : {}),
         ...(description ? { description } : {}),
-        parameters: readParameters(item['parameters'], op['parameters']),
+        parameters: readParameters(resolve, item['parameters'], op['parameters']),
         ...(requestBody ? { requestBody } : {}),
         security: securityNames(op['security']) ?? globalSecurity ?? [],
       });

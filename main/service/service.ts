@@ -61,6 +61,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   private sample(datasetId: number, sampleId: string): Sample {
+    this.dataset(datasetId);
     const found = this.store.getSample(datasetId, sampleId);
     if (!found) throw new WapiiError('not_found', `sample ${sampleId} does not exist in dataset ${datasetId}`);
     return found;

@@ -1,6 +1,6 @@
 /**
- * The contract's method names, free of zod so the preload script can list them without bundling
- * the schemas. `contract.ts` checks at compile time that both lists agree.
+ * Values shared with the preload script and the renderer, free of zod so they bundle nothing
+ * else. `contract.ts` checks at compile time that the method names match the contract.
  */
 export const METHOD_NAMES = [
   'listDatasets',
@@ -19,3 +19,5 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: s
 
 export const IPC_CHANNEL_PREFIX = 'wapii:';
 export const IPC_EVENT_CHANNEL = 'wapii:event';
+
+export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;

@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { app, BrowserWindow, ipcMain, shell } from 'electron';
+import { registerIpcTransport } from '../api/ipc.js';
+import { callMethod, openWorkbench, readDemo } from '../service/index.js';
+
+/**
+ * The Electron shell: one window on the renderer, the service over IPC. The only module that
+ * imports `electron`; the engine below it is the same one the CLI and `wapii serve` run.
+ */
+const rendererUrl = process.env['ELECTRON_RENDERER_URL'];
+const rendererFile = path.join(import.meta.dirname, '../renderer/index.html');
+
+function isTrusted(url: string): boolean {
+  return rendererUrl ? url.startsWith(rendererUrl) : url.startsWith('file://') && decodeURIComponent(new URL(url).pathname).endsWith('/renderer/index.html');
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  const workbench = openWorkbench({ db: process.env['WAPII_DB'] });
+  const seeded = await workbench.service.seedIfEmpty(readDemo(app.getAppPath()));
+  if (!seeded.ok) console.error(seeded.error.message);
+
+  const windows = (): BrowserWindow[] => BrowserWindow.getAllWindows();
+  registerIpcTransport({
+    ipcMain,
+    call: (method, input) => callMethod(workbench.service, method, input),
+    subscribe: (listener) => workbench.service.onEvent(listener),
+    targets: () => windows().map((w) => ({ send: (c, e) => w.webContents.send(c, e), isDestroyed: () => w.isDestroyed() })),
+    isTrustedSender: isTrusted,
+    log: (m) => console.error(m),
+  });
+
+  const createWindow = (): void => {
+    const win = new BrowserWindow({
+      width: 1400,
+      height: 900,
+      title: 'WAPII Workbench',
+      webPreferences: {
+        preload: path.join(import.meta.dirname, '../preload/index.cjs'),
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+      },
+    });
+    win.webContents.setWindowOpenHandler(({ url }) => {
+      if (url.startsWith('https://')) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    win.webContents.on('will-navigate', (event, url) => {
+      if (!isTrusted(url)) event.preventDefault();
+    });
+    if (rendererUrl) void win.loadURL(rendererUrl);
+    else void win.loadFile(rendererFile);
+  };
+  createWindow();
+  app.on('activate', () => {
+    if (windows().length === 0) createWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', () => workbench.store.close());
+}
+
+void main();

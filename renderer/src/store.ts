@@ -1,0 +1,125 @@
+import { create } from 'zustand';
+import type { FileInput, ProgressEvent, SampleDetail } from '../../main/api/contract.js';
+import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFilter } from '../../main/api/schemas.js';
+import { createClient, type Client } from './client.js';
+
+export interface WorkbenchState {
+  readonly client: Client;
+  datasets: DatasetSummary[];
+  datasetId: number | undefined;
+  filter: SampleFilter;
+  samples: Sample[];
+  selected: SampleDetail | undefined;
+  progress: ProgressEvent | undefined;
+  error: string | undefined;
+  loading: boolean;
+
+  loadDatasets(): Promise<void>;
+  selectDataset(id: number): Promise<void>;
+  setFilter(patch: Partial<SampleFilter>): Promise<void>;
+  openSample(sampleId: string | undefined): Promise<void>;
+  importFiles(dataset: FileInput, specs: FileInput[], name?: string): Promise<boolean>;
+  review(state: ReviewState, reason: string): Promise<void>;
+  editSample(change: { task?: string; config?: RequestConfig }, reason: string): Promise<void>;
+  undo(): Promise<void>;
+  dismissError(): void;
+}
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export const useWorkbench = create<WorkbenchState>()((set, get) => {
+  const client = createClient();
+  /** Runs an action, turning a failure into the one-line error banner. */
+  const attempt = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await fn();
+    } catch (error) {
+      set({ error: message(error) });
+      return undefined;
+    } finally {
+      set({ loading: false });
+    }
+  };
+  const refreshSamples = async (): Promise<void> => {
+    const { datasetId, filter } = get();
+    if (datasetId === undefined) return set({ samples: [] });
+    set({ loading: true });
+    const samples = await attempt(() => client.listSamples({ datasetId, filter }));
+    if (samples) set({ samples });
+  };
+  const afterEdit = (detail: SampleDetail): void => {
+    set((s) => ({ selected: detail, samples: s.samples.map((x) => (x.id === detail.sample.id ? detail.sample : x)) }));
+  };
+
+  client.onEvent((event) => {
+    if (event.type === 'progress') set({ progress: event.done >= event.total ? undefined : event });
+  });
+
+  return {
+    client,
+    datasets: [],
+    datasetId: undefined,
+    filter: {},
+    samples: [],
+    selected: undefined,
+    progress: undefined,
+    error: undefined,
+    loading: false,
+
+    async loadDatasets() {
+      const datasets = await attempt(() => client.listDatasets({}));
+      if (!datasets) return;
+      set({ datasets });
+      const current = get().datasetId;
+      if ((current === undefined || !datasets.some((d) => d.id === current)) && datasets.length > 0) {
+        await get().selectDataset(datasets[datasets.length - 1]!.id);
+      }
+    },
+    async selectDataset(id) {
+      set({ datasetId: id, filter: {}, selected: undefined });
+      await refreshSamples();
+    },
+    async setFilter(patch) {
+      const filter: SampleFilter = { ...get().filter, ...patch };
+      for (const key of Object.keys(filter) as (keyof SampleFilter)[]) if (!filter[key]) delete filter[key];
+      set({ filter });
+      await refreshSamples();
+    },
+    async openSample(sampleId) {
+      const { datasetId } = get();
+      if (!sampleId || datasetId === undefined) return set({ selected: undefined });
+      const detail = await attempt(() => client.getSample({ datasetId, sampleId }));
+      if (detail) set({ selected: detail });
+    },
+    async importFiles(dataset, specs, name) {
+      set({ loading: true, error: undefined });
+      const summary = await attempt(() => client.importDataset({ dataset, specs, ...(name ? { name } : {}) }));
+      set({ progress: undefined });
+      if (!summary) return false;
+      await get().loadDatasets();
+      await get().selectDataset(summary.id);
+      return true;
+    },
+    async review(reviewState, reason) {
+      const { selected } = get();
+      if (!selected) return;
+      const detail = await attempt(() => client.editSample({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id, reviewState, reason }));
+      if (detail) afterEdit(detail);
+    },
+    async editSample(change, reason) {
+      const { selected } = get();
+      if (!selected) return;
+      const detail = await attempt(() => client.editSample({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id, ...change, reason }));
+      if (detail) afterEdit(detail);
+    },
+    async undo() {
+      const { selected } = get();
+      if (!selected) return;
+      const detail = await attempt(() => client.undoEdit({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id }));
+      if (detail) afterEdit(detail);
+    },
+    dismissError() {
+      set({ error: undefined });
+    },
+  };
+});
