@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { MethodName } from './constants.js';
 import {
   DatasetSummarySchema,
-  FindingSchema,
   RequestConfigSchema,
   ReviewStateSchema,
   RevisionSchema,

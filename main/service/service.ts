@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { contract, type FileInput, type Input, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
+import { contract, type FileInput, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';

@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchChecks } from './checks.js';
+
+// `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const wapiibench = process.env['WAPIIBENCH'] ?? path.resolve(root, '..', 'shared', 'wapiibench');
+if (!fs.existsSync(path.join(wapiibench, 'dataset', 'all.json'))) {
+  console.error(`bench: the WAPIIBench data is not at ${wapiibench}; set WAPIIBENCH to its folder`);
+  process.exit(1);
+}
+console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
+await benchChecks(wapiibench);
