@@ -1,0 +1,49 @@
+import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import { starterCode, stringLiteral, type Quote, type Setup } from './starter.js';
+
+export type CallStyle = 'then' | 'await';
+const BODY_METHODS = new Set(['put', 'post', 'patch']);
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** A JSON value as a JavaScript literal, strings in the given quote style, keys bare where they can be. */
+export function jsLiteral(value: JsonValue, quote: Quote, indent = ''): string {
+  if (typeof value === 'string') return stringLiteral(value, quote);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const inner = indent + '  ';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[\n${value.map((v) => inner + jsLiteral(v, quote, inner)).join(',\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0) return '{}';
+  // A template literal cannot be a property name, so keys fall back to single quotes there.
+  const key = (k: string): string => (IDENTIFIER.test(k) ? k : stringLiteral(k, quote === 'backtick' ? 'single' : quote));
+  return `{\n${entries.map(([k, v]) => `${inner}${key(k)}: ${jsLiteral(v, quote, inner)}`).join(',\n')}\n${indent}}`;
+}
+
+/** The ground-truth invocation's arguments after the URL: `[data, ]config`. */
+function argumentsAfterUrl(config: RequestConfig, quote: Quote): string {
+  const method = config.method.toLowerCase();
+  const options: Record<string, JsonValue> = {};
+  if (config.headers && Object.keys(config.headers).length > 0) options['headers'] = config.headers;
+  if (config.params && Object.keys(config.params).length > 0) options['params'] = config.params;
+  const parts: string[] = [];
+  if (BODY_METHODS.has(method)) parts.push(jsLiteral(config.data ?? {}, quote));
+  else if (config.data !== undefined) options['data'] = config.data;
+  if (Object.keys(options).length > 0) parts.push(jsLiteral(options, quote));
+  return parts.join(', ');
+}
+
+/**
+ * The ground-truth program of a sample: the setup's starter code followed by the completion a
+ * perfect model would write, in the given quote and call style.
+ */
+export function oracleProgram(sample: { task: string; config: RequestConfig }, setup: Setup, quote: Quote = 'single', style: CallStyle = 'then'): { starter: string; completion: string; program: string } {
+  const { config } = sample;
+  const starter = starterCode(setup, sample.task, config, quote, style === 'await');
+  const args = argumentsAfterUrl(config, quote);
+  const call = setup === 'full' ? `${config.method.toLowerCase()}(${stringLiteral(config.url, quote)}${args ? `, ${args}` : ''})` : `${args ? ` ${args}` : ''})`;
+  const tail = style === 'then' ? '\n  .then((response) => console.log(response.data))\n  .catch((error) => console.error(error));\n' : ';\nconsole.log(response.data);\n';
+  const completion = call + tail;
+  return { starter, completion, program: starter + completion };
+}

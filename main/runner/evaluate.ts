@@ -1,0 +1,39 @@
+import type { RequestConfig } from '../api/schemas.js';
+import { extractInvocation, normalizeRequest, referenceProgram, type CapturedRequest, type CutRule, type Execution, type Sandbox } from '../execution/index.js';
+import type { ApiSpec } from '../openapi/index.js';
+import { compareRequest, expectedOnly, type CompatMode, type ErrorVerdict, type Verdict } from '../scoring/index.js';
+
+/** Everything that happened to one generated program on its way to a verdict. */
+export interface CodeEvaluation {
+  readonly verdict: Verdict;
+  /** Which extraction rule cut the call, or why nothing could be extracted. */
+  readonly extraction: { readonly rule: CutRule; readonly call: string } | { readonly error: string };
+  readonly execution?: Pick<Execution, 'console' | 'error' | 'durationMs'> & { readonly requests: number };
+  readonly request?: CapturedRequest;
+}
+
+/** Markers the reference appends to code whose constrained generation failed. */
+const GENERATION_MARKERS: readonly [string, ErrorVerdict][] = [
+  ['//timeout', 'timeout'],
+  ['//unsatisfiable_constraints', 'unsatisfiable'],
+  ['//unsatisfiable', 'unsatisfiable'],
+];
+
+/**
+ * Extract → execute → normalise → compare, for one program (scoring.md §2–§4). `default` runs
+ * the program as written up to the cut; `reference` runs only the extracted call after an import.
+ */
+export function evaluateCode(text: string, expected: RequestConfig, spec: ApiSpec, sandbox: Sandbox, compat: CompatMode = 'default'): CodeEvaluation {
+  for (const [marker, error] of GENERATION_MARKERS) {
+    if (text.trimEnd().endsWith(marker)) return { verdict: expectedOnly(spec, expected, error), extraction: { error: `generation ended in ${error}` } };
+  }
+  const extraction = extractInvocation(text);
+  if (extraction.status !== 'ok') return { verdict: expectedOnly(spec, expected, extraction.status), extraction: { error: extraction.message } };
+  const run = sandbox.run(compat === 'reference' ? referenceProgram(extraction.call) : extraction.program);
+  const execution = { console: run.console, durationMs: run.durationMs, requests: run.requests.length, ...(run.error ? { error: run.error } : {}) };
+  const first = run.requests[0];
+  const cut = { rule: extraction.rule, call: extraction.call };
+  if (run.error || !first) return { verdict: expectedOnly(spec, expected, 'runtime_error'), extraction: cut, execution };
+  const request = normalizeRequest(first);
+  return { verdict: compareRequest(spec, expected, request, compat), extraction: cut, execution, request };
+}
