@@ -87,3 +87,14 @@ export const SampleFilterSchema = z.object({
   text: z.string().optional(),
 });
 export type SampleFilter = z.infer<typeof SampleFilterSchema>;
+
+/** A request as scored: what the sandbox captured, normalised per scoring.md §3. */
+export interface CapturedRequest {
+  readonly method: string;
+  /** URL-decoded, without a query string. */
+  readonly url: string;
+  readonly headers: Record<string, JsonValue>;
+  readonly params: Record<string, JsonValue>;
+  /** Absent when the request had no body. */
+  readonly data?: JsonValue;
+}

@@ -7,6 +7,7 @@ import { REVIEW_STATES, type DatasetSummary, type Finding, type Sample } from '.
 import { toErrorInfo } from '../api/errors.js';
 import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type Workbench } from '../service/index.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import { registerScoringCommands } from './scoring.js';
 import { formatTable } from './table.js';
 
 export interface CliIo {
@@ -176,6 +177,7 @@ export function buildProgram(io: CliIo): Command {
       await transport.close();
     });
 
+  registerScoringCommands(program, io);
   return program;
 }
 

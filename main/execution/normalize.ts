@@ -1,17 +1,8 @@
 import qs from 'qs';
-import type { JsonValue } from '../api/schemas.js';
+import type { CapturedRequest, JsonValue } from '../api/schemas.js';
 import type { RawRequest } from './sandbox.js';
 
-/** A request as scored: scoring.md §3 applied to what the adapter captured. */
-export interface CapturedRequest {
-  readonly method: string;
-  /** URL-decoded, without a query string. */
-  readonly url: string;
-  readonly headers: Record<string, JsonValue>;
-  readonly params: Record<string, JsonValue>;
-  /** Absent when the request had no body. */
-  readonly data?: JsonValue;
-}
+export type { CapturedRequest };
 
 const isRecord = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

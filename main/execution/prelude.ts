@@ -16,6 +16,7 @@ export const SHIMS = String.raw`
   'use strict';
   const g = globalThis;
   const limits = { consoleChars: 65536, lineChars: 2000, timers: 1000 };
+  const pushTo = Function.prototype.call.bind(Array.prototype.push);
   const out = { console: [], consoleChars: 0, truncated: false, requests: [], errors: [], exited: false };
   Object.defineProperty(g, '__wapii', { value: out, enumerable: false });
 
@@ -29,7 +30,7 @@ export const SHIMS = String.raw`
       let line = level + ': ' + Array.prototype.map.call(arguments, show).join(' ');
       if (line.length > limits.lineChars) line = line.slice(0, limits.lineChars) + '…';
       out.consoleChars += line.length;
-      out.console.push(line);
+      pushTo(out.console, line);
     };
   }
   g.console = { log: log('log'), info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug'), trace: log('trace'), dir: log('log'), table: log('log') };
@@ -204,28 +205,32 @@ export const CAPTURE = String.raw`
   const g = globalThis;
   const out = g.__wapii;
   const axios = g.axios;
+  // Intrinsics the host's read-out relies on, taken before the program can replace them.
+  const stringify = JSON.stringify, parse = JSON.parse, fromEntries = Object.fromEntries;
+  const push = Function.prototype.call.bind(Array.prototype.push);
+  const map = Function.prototype.call.bind(Array.prototype.map);
   const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
   function plain(v) {
-    try { const s = JSON.stringify(v, function (k, x) { return typeof x === 'bigint' ? String(x) : x; }); return s === undefined ? null : JSON.parse(s); } catch (e) { return String(v); }
+    try { const s = stringify(v, function (k, x) { return typeof x === 'bigint' ? String(x) : x; }); return s === undefined ? null : parse(s); } catch (e) { return String(v); }
   }
   function snapshot(config) {
     const headers = config.headers && typeof config.headers.toJSON === 'function' ? config.headers.toJSON() : Object.assign({}, config.headers);
     let url = config.url == null ? '' : String(config.url);
     if (config.baseURL && !ABSOLUTE.test(url)) url = String(config.baseURL).replace(/\/+$/, '') + (url ? '/' + url.replace(/^\/+/, '') : '');
     let params = config.params;
-    if (params instanceof g.URLSearchParams) params = Object.fromEntries(params.entries());
+    if (params instanceof g.URLSearchParams) params = fromEntries(params.entries());
     const data = config.data;
     let body;
     if (data === undefined) body = { kind: 'none' };
     else if (typeof data === 'string') body = { kind: 'text', value: data };
     else if (data instanceof g.URLSearchParams) body = { kind: 'text', value: data.toString() };
-    else if (data instanceof g.FormData) body = { kind: 'form', entries: data._entries.map(function (e) { return [e[0], typeof e[1] === 'string' ? e[1] : e[1]._text]; }) };
+    else if (data instanceof g.FormData) body = { kind: 'form', entries: map(data._entries, function (e) { return [e[0], typeof e[1] === 'string' ? e[1] : e[1]._text]; }) };
     else if (data instanceof g.Blob) body = { kind: 'text', value: data._text };
     else body = { kind: 'json', value: plain(data) };
     return { method: String(config.method || 'get').toLowerCase(), url: url, headers: plain(headers), params: params == null ? null : plain(params), body: body };
   }
   axios.defaults.adapter = function wapiiCapture(config) {
-    out.requests.push(snapshot(config));
+    push(out.requests, snapshot(config));
     return Promise.resolve({ data: {}, status: 200, statusText: 'OK', headers: {}, config: config, request: {} });
   };
   const modules = {
@@ -245,11 +250,11 @@ export const CAPTURE = String.raw`
   // CommonJS names for code that assigns module.exports; defined after Axios, whose UMD header would use them.
   g.module = { exports: {} }; g.exports = g.module.exports;
   Object.defineProperty(g, '__wapiiResult', { value: function () {
-    return JSON.stringify({ requests: out.requests, console: out.console, truncated: out.truncated, errors: out.errors, exited: out.exited });
+    return stringify({ requests: out.requests, console: out.console, truncated: out.truncated, errors: out.errors, exited: out.exited });
   } });
   Object.defineProperty(g, '__wapiiFail', { value: function (e) {
     if (e === g.__wapiiExit) return;
-    out.errors.push(e && e.stack ? String(e.stack).split('\n').slice(0, 3).join('\n') : String(e));
+    push(out.errors, e && e.stack ? String(e.stack).split('\n').slice(0, 3).join('\n') : String(e));
   } });
 })();
 `;

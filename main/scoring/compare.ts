@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
-import type { CapturedRequest } from '../execution/index.js';
+import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
 import { ARGUMENT_LOCATIONS, findEndpoint, isPermitted, methodsAt, pathCandidates, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
 import type { ArgumentResult, ArgumentResults, CompatMode, ErrorVerdict, PartVerdict, Verdict } from './verdicts.js';
 

@@ -53,4 +53,28 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX revisions_by_sample ON revisions(dataset_id, sample_id, id);
   `,
+  /* 2: runs and their samples */ `
+  CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL,              -- 'imported codes' | 'generation'
+    created_at  TEXT NOT NULL,
+    finished_at TEXT,
+    dataset     TEXT NOT NULL,              -- the dataset file or stored dataset it scored
+    settings    TEXT NOT NULL,              -- JSON: compat mode, setup, ...
+    statistics  TEXT,                       -- JSON {statistics, per_api}, once finished
+    CHECK (kind IN ('imported codes', 'generation'))
+  );
+  CREATE TABLE run_samples (
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    sample_index INTEGER NOT NULL,
+    api          TEXT NOT NULL,
+    code         TEXT NOT NULL,
+    request      TEXT,                      -- JSON CapturedRequest, when one was captured
+    verdict      TEXT NOT NULL,             -- JSON Verdict
+    extraction   TEXT NOT NULL,             -- JSON: the cut rule and call, or why none
+    execution    TEXT,                      -- JSON: console, error, requests
+    duration_ms  REAL,
+    PRIMARY KEY (run_id, sample_index)
+  );
+  `,
 ];

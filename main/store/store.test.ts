@@ -41,7 +41,7 @@ describe('Store', () => {
     const again = open(file);
     stores.push(again);
     expect(again.integrityCheck()).toBe('ok');
-    expect(again.counts()).toEqual({ specs: 0, datasets: 0, dataset_apis: 0, samples: 0, revisions: 0 });
+    expect(again.counts()).toEqual({ specs: 0, datasets: 0, dataset_apis: 0, samples: 0, revisions: 0, runs: 0, run_samples: 0 });
     expect(MIGRATIONS.length).toBeGreaterThan(0);
   });
 
@@ -89,7 +89,7 @@ describe('Store', () => {
     const store = fresh();
     const broken: NewDataset = { ...dataset('a'), samples: [...dataset('a').samples, { ...dataset('a').samples[0]!, id: 's3', api: 'unknown-api' }] };
     expect(() => store.createDataset(broken)).toThrow(/FOREIGN KEY/);
-    expect(store.counts()).toEqual({ specs: 0, datasets: 0, dataset_apis: 0, samples: 0, revisions: 0 });
+    expect(store.counts()).toEqual({ specs: 0, datasets: 0, dataset_apis: 0, samples: 0, revisions: 0, runs: 0, run_samples: 0 });
   });
 
   it('refuses use after dispose', () => {

@@ -40,6 +40,32 @@ export interface NewDataset {
   readonly author: string;
 }
 
+export interface RunSampleRecord {
+  readonly index: number;
+  readonly api: string;
+  readonly code: string;
+  readonly request?: unknown;
+  readonly verdict: unknown;
+  readonly extraction: unknown;
+  readonly execution?: unknown;
+  readonly durationMs?: number | undefined;
+}
+
+export interface NewRun {
+  readonly kind: 'imported codes' | 'generation';
+  readonly dataset: string;
+  readonly settings: Record<string, unknown>;
+  readonly statistics: unknown;
+  readonly samples: readonly RunSampleRecord[];
+}
+
+export interface StoredRun extends Omit<NewRun, 'kind'> {
+  readonly id: number;
+  readonly kind: string;
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+}
+
 /** The editable part of a sample; a revision records it before and after. */
 export interface SampleState {
   readonly task: string;
@@ -315,9 +341,67 @@ export class Store implements Disposable {
     });
   }
 
+  // --- runs ----------------------------------------------------------------------------------
+
+  /** Stores a finished run with every sample's code, request, verdicts and timing, in one transaction. */
+  saveRun(run: NewRun): number {
+    const db = this.handle;
+    return this.transaction(() => {
+      const at = now();
+      const id = Number(
+        db
+          .prepare('INSERT INTO runs (kind, created_at, finished_at, dataset, settings, statistics) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(run.kind, at, at, run.dataset, JSON.stringify(run.settings), JSON.stringify(run.statistics)).lastInsertRowid,
+      );
+      const add = db.prepare(
+        'INSERT INTO run_samples (run_id, sample_index, api, code, request, verdict, extraction, execution, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const s of run.samples) {
+        add.run(id, s.index, s.api, s.code, s.request === undefined ? null : JSON.stringify(s.request), JSON.stringify(s.verdict), JSON.stringify(s.extraction), s.execution === undefined ? null : JSON.stringify(s.execution), s.durationMs ?? null);
+      }
+      return id;
+    });
+  }
+
+  getRun(id: number): StoredRun | undefined {
+    const row = this.handle.prepare('SELECT * FROM runs WHERE id = ?').get(id) as
+      | { id: number; kind: string; created_at: string; finished_at: string | null; dataset: string; settings: string; statistics: string | null }
+      | undefined;
+    if (!row) return undefined;
+    const samples = this.handle.prepare('SELECT * FROM run_samples WHERE run_id = ? ORDER BY sample_index').all(id) as {
+      sample_index: number;
+      api: string;
+      code: string;
+      request: string | null;
+      verdict: string;
+      extraction: string;
+      execution: string | null;
+      duration_ms: number | null;
+    }[];
+    return {
+      id: row.id,
+      kind: row.kind,
+      createdAt: row.created_at,
+      finishedAt: row.finished_at,
+      dataset: row.dataset,
+      settings: JSON.parse(row.settings) as Record<string, unknown>,
+      statistics: row.statistics === null ? null : (JSON.parse(row.statistics) as unknown),
+      samples: samples.map((s) => ({
+        index: s.sample_index,
+        api: s.api,
+        code: s.code,
+        request: s.request === null ? undefined : (JSON.parse(s.request) as unknown),
+        verdict: JSON.parse(s.verdict) as unknown,
+        extraction: JSON.parse(s.extraction) as unknown,
+        execution: s.execution === null ? undefined : (JSON.parse(s.execution) as unknown),
+        durationMs: s.duration_ms ?? undefined,
+      })),
+    };
+  }
+
   /** Row counts per table, for tests that assert nothing was written. */
   counts(): Record<string, number> {
-    const tables = ['specs', 'datasets', 'dataset_apis', 'samples', 'revisions'];
+    const tables = ['specs', 'datasets', 'dataset_apis', 'samples', 'revisions', 'runs', 'run_samples'];
     return Object.fromEntries(tables.map((t) => [t, (this.handle.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
   }
 }

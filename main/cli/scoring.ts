@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { unwrap, WapiiError } from '../api/result.js';
+import { parseDataset } from '../dataset/index.js';
+import { Sandbox } from '../execution/index.js';
+import { oracleProgram, type CallStyle, type Quote, type Setup } from '../prompt/index.js';
+import { scoreCodes, type CodeScores } from '../runner/index.js';
+import { headlineValue, HEADLINE, type CompatMode, type Statistics } from '../scoring/index.js';
+import { openWorkbench, prepareDataset } from '../service/index.js';
+import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import type { CliIo } from './program.js';
+import { formatTable } from './table.js';
+
+/** `0007.js` or the reference's `0007_code.js`, by the sample's position in the dataset file. */
+function readCodes(dir: string): Map<number, string> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    throw new WapiiError('bad_input', `cannot read code folder ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`);
+  }
+  const codes = new Map<number, string>();
+  for (const name of names) {
+    const match = /^(\d+)(?:_code)?\.js$/.exec(name);
+    if (match?.[1]) codes.set(Number(match[1]), fs.readFileSync(path.join(dir, name), 'utf8'));
+  }
+  if (codes.size === 0) throw new WapiiError('bad_input', `code folder ${dir} holds no NNNN.js or NNNN_code.js file`);
+  return codes;
+}
+
+const percent = (v: number): string => `${(v * 100).toFixed(1)}%`;
+
+/** The paper's headline table, for the run and per API. */
+export function headlineTable(statistics: Statistics, perApi: Readonly<Record<string, Statistics>>): string {
+  const apis = Object.keys(perApi);
+  const columns = apis.length > 1 ? ['all', ...apis] : ['all'];
+  const stats = (c: string): Statistics => (c === 'all' ? statistics : (perApi[c] ?? statistics));
+  const rows = [
+    ['Samples', ...columns.map((c) => String(headlineValue(stats(c), 'samples_total')))],
+    ...HEADLINE.map(([label, key]) => [label, ...columns.map((c) => percent(headlineValue(stats(c), key)))]),
+  ];
+  return formatTable(['', ...columns], rows);
+}
+
+export function scoreJson(scores: CodeScores): unknown {
+  return {
+    statistics: scores.statistics,
+    per_api: scores.perApi,
+    samples: Object.fromEntries(scores.samples.map((s) => [String(s.index), s.evaluation.verdict])),
+  };
+}
+
+export function registerScoringCommands(program: Command, io: CliIo): void {
+  program
+    .command('score')
+    .description('score generated programs (one file per sample) against a dataset: extract, execute in the sandbox, compare')
+    .requiredOption('--dataset <file>', 'dataset JSON file')
+    .requiredOption('--specs <dir>', 'spec folder (<api>.yaml|json)')
+    .requiredOption('--codes <dir>', 'folder of NNNN.js (or NNNN_code.js) files, NNNN = the sample\'s position in the dataset file')
+    .option('--api <api>', 'score only the samples of this API')
+    .addOption(new Option('--compat <mode>', 'reproduce the WAPIIBench reference code').choices(['default', 'reference']).default('default'))
+    .option('--timeout <ms>', 'wall-clock limit per program', '1000')
+    .option('--json', 'print {statistics, per_api, samples}')
+    .option('--save', 'store the run in the database')
+    .action(async (opts: { dataset: string; specs: string; codes: string; api?: string; compat: CompatMode; timeout: string; json?: boolean; save?: boolean }) => {
+      const timeoutMs = Number(opts.timeout);
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new WapiiError('bad_input', `--timeout must be a positive number of milliseconds, not "${opts.timeout}"`);
+      const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(readSpecDir(opts.specs))));
+      const codes = readCodes(opts.codes);
+      const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config })).filter((s) => !opts.api || s.api === opts.api);
+      if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
+      const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
+      using sandbox = new Sandbox({ timeoutMs });
+      const scores = scoreCodes({ samples, codes, specs, sandbox, compat: opts.compat });
+      if (scores.samples.length === 0) throw new WapiiError('bad_input', `no code file in ${opts.codes} matches a sample of the dataset`);
+      let runId: number | undefined;
+      if (opts.save) {
+        using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+        runId = wb.store.saveRun({
+          kind: 'imported codes',
+          dataset: path.resolve(opts.dataset),
+          settings: { compat: opts.compat, codes: path.resolve(opts.codes), timeoutMs, ...(opts.api ? { api: opts.api } : {}) },
+          statistics: { statistics: scores.statistics, per_api: scores.perApi },
+          samples: scores.samples.map((s) => ({
+            index: s.index,
+            api: s.api,
+            code: s.code,
+            request: s.evaluation.request,
+            verdict: s.evaluation.verdict,
+            extraction: s.evaluation.extraction,
+            execution: s.evaluation.execution,
+            durationMs: s.evaluation.execution?.durationMs,
+          })),
+        });
+      }
+      if (opts.json) io.stdout(JSON.stringify({ ...(scoreJson(scores) as object), ...(runId !== undefined ? { run: runId } : {}) }, null, 2) + '\n');
+      else {
+        io.stdout(headlineTable(scores.statistics, scores.perApi));
+        if (runId !== undefined) io.stdout(`saved as run ${runId}\n`);
+      }
+    });
+
+  program
+    .command('oracle')
+    .description('write the ground-truth program of every sample (what a perfect model would produce)')
+    .requiredOption('--dataset <file>', 'dataset JSON file')
+    .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).makeOptionMandatory())
+    .addOption(new Option('--quotes <quotes>', 'string quote style').choices(['single', 'double', 'backtick']).default('single'))
+    .addOption(new Option('--style <style>', 'promise chain or await').choices(['then', 'await']).default('then'))
+    .requiredOption('--out <dir>', 'folder for the NNNN.js files')
+    .action(async (opts: { dataset: string; setup: Setup; quotes: Quote; style: CallStyle; out: string }) => {
+      const file = unwrap(readFileInput(opts.dataset));
+      const samples = unwrap(parseDataset(file.content, file.filename));
+      const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, oracleProgram(s, opts.setup, opts.quotes, opts.style).program]));
+      const written = unwrap(writeFiles(opts.out, files));
+      io.stdout(`wrote ${written.length} programs to ${opts.out}\n`);
+    });
+}
