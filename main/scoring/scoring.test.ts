@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestConfig } from '../api/schemas.js';
+import { Sandbox } from '../execution/index.js';
+import { loadSpec, type ApiSpec } from '../openapi/index.js';
+import { evaluateCode } from '../runner/index.js';
+import { DEMO_SPECS } from '../../test/support/paths.js';
+import { computeStatistics, type CompatMode, type Verdict } from './index.js';
+
+const BASE = 'https://api.harbor.example/v2';
+let spec: ApiSpec;
+const sandbox = new Sandbox({ timeoutMs: 300 });
+beforeAll(async () => {
+  const loaded = await loadSpec(fs.readFileSync(`${DEMO_SPECS}/harbor.yaml`, 'utf8'), 'harbor.yaml');
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  spec = loaded.value;
+});
+afterAll(() => sandbox.dispose());
+
+const STARTER = "// task\nconst axios = require('axios');\n\n";
+const score = (expected: RequestConfig, completion: string, compat: CompatMode = 'default'): Verdict => evaluateCode(STARTER + completion, expected, spec, sandbox, compat).verdict;
+
+const listShipments: RequestConfig = { url: `${BASE}/shipments`, method: 'get', headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } };
+const createLabel: RequestConfig = { url: `${BASE}/shipments/sh_1/labels`, method: 'post', headers: { Authorization: 'Bearer <token>', 'Content-Type': 'application/json' }, data: { format: 'pdf', size: 'A6' } };
+
+describe('sample verdicts', () => {
+  it('correct', () => {
+    expect(score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`)).toMatchObject({
+      sample_verdict: 'correct',
+      url_verdict: 'correct',
+      method_verdict: 'correct',
+      endpoint_verdict: 'correct',
+      arguments: { headers: { Authorization: { verdict: 'correct' } }, params: { status: { verdict: 'correct' }, limit: { verdict: 'correct' } } },
+    });
+  });
+
+  it('wrong: an incorrect value (50 is not "50"), a missing argument, an unnecessary one', () => {
+    const v = score(listShipments, `axios.get('${BASE}/shipments', { params: { status: 'delivered', limit: '25', cursor: 'c1' } });`);
+    expect(v.sample_verdict).toBe('wrong');
+    expect(v.arguments).toEqual({
+      headers: { Authorization: { expected: 'Bearer <token>', actual: null, verdict: 'missing' } },
+      params: {
+        status: { expected: 'delivered', actual: 'delivered', verdict: 'correct' },
+        limit: { expected: 25, actual: '25', verdict: 'incorrect_value' },
+        cursor: { expected: null, actual: 'c1', verdict: 'unnecessary' },
+      },
+    });
+  });
+
+  it('illegal: an argument the endpoint does not define', () => {
+    const v = score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25, sort: 'asc' } });`);
+    expect(v.sample_verdict).toBe('illegal');
+    expect(v.arguments.params?.['sort']).toEqual({ expected: null, actual: 'asc', verdict: 'illegal' });
+  });
+
+  it('URL wrong vs illegal, method wrong vs illegal', () => {
+    expect(score(listShipments, `axios.get('${BASE}/carriers');`)).toMatchObject({ url_verdict: 'wrong', method_verdict: 'correct', endpoint_verdict: 'wrong', sample_verdict: 'wrong' });
+    expect(score(listShipments, `axios.get('${BASE}/parcels');`)).toMatchObject({ url_verdict: 'illegal', method_verdict: 'correct', endpoint_verdict: 'illegal', sample_verdict: 'illegal' });
+    expect(score(listShipments, `axios.post('${BASE}/shipments', {});`)).toMatchObject({ url_verdict: 'correct', method_verdict: 'wrong', endpoint_verdict: 'wrong' });
+    expect(score(listShipments, `axios.delete('${BASE}/shipments');`)).toMatchObject({ url_verdict: 'correct', method_verdict: 'illegal', endpoint_verdict: 'illegal', sample_verdict: 'illegal' });
+  });
+
+  it('path parameters are compared as arguments', () => {
+    const v = score(createLabel, `axios.post('${BASE}/shipments/sh_2/labels', { format: 'pdf', size: 'A6' }, { headers: { Authorization: 'Bearer <token>' } });`);
+    expect(v.sample_verdict).toBe('wrong');
+    expect(v.arguments.path_params).toEqual({ shipment_id: { expected: 'sh_1', actual: 'sh_2', verdict: 'incorrect_value' } });
+  });
+
+  it('a query string in the URL counts as params, values as strings', () => {
+    const v = score(listShipments, `axios.get('${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } });`);
+    expect(v.arguments.params).toEqual({ status: { expected: 'delivered', actual: 'delivered', verdict: 'correct' }, limit: { expected: 25, actual: '25', verdict: 'incorrect_value' } });
+  });
+
+  it('form-urlencoded and multipart bodies, nested objects', () => {
+    const report: RequestConfig = { url: `${BASE}/reports`, method: 'post', data: { type: 'shipments', period: { from: '2024-03-01', to: '2024-03-31' } } };
+    expect(score(report, `axios.post('${BASE}/reports', 'type=shipments&period%5Bfrom%5D=2024-03-01&period%5Bto%5D=2024-03-31');`).sample_verdict).toBe('correct');
+    expect(score(report, `const FormData = require('form-data'); const f = new FormData(); f.append('type', 'shipments');\naxios.post('${BASE}/reports', f, { headers: f.getHeaders() });`).arguments.data).toEqual({
+      type: { expected: 'shipments', actual: 'shipments', verdict: 'correct' },
+      period: { expected: { from: '2024-03-01', to: '2024-03-31' }, actual: null, verdict: 'missing' },
+    });
+    expect(score(report, `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: '2024-04-30' } });`).arguments.data?.['period']?.verdict).toBe('incorrect_value');
+  });
+
+  it('a sample with two calls scores the first', () => {
+    const v = score(listShipments, `axios.get('${BASE}/carriers');\naxios.get('${BASE}/shipments', { params: { status: 'delivered', limit: 25 } });`);
+    expect(v.url_verdict).toBe('wrong');
+  });
+});
+
+describe('error verdicts', () => {
+  it.each([
+    ['no_request', 'fetch("x");'],
+    ['incomplete_request', `axios.get('${BASE}/shipments'`],
+    ['runtime_error', `axios.get(undefinedVariable);`],
+    ['runtime_error', `axios.get('${BASE}/me') + while;`],
+    ['timeout', `axios.get('${BASE}/me'//timeout`],
+    ['unsatisfiable', `axios.get('${BASE}/me'//unsatisfiable`],
+  ])('%s', (error, completion) => {
+    const v = score(listShipments, completion);
+    expect(v).toMatchObject({ sample_verdict: 'nonexecutable', error_verdict: error, url_verdict: null });
+    // A nonexecutable sample counts as all-missing.
+    expect(Object.values(v.arguments).flatMap((a) => Object.values(a ?? {})).map((r) => r.verdict)).toEqual(['missing', 'missing', 'missing']);
+  });
+});
+
+describe('reference compatibility', () => {
+  it('runs only the extracted call, so code before it is lost', () => {
+    const completion = `const params = { status: 'delivered', limit: 25 };\naxios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params });`;
+    const text = STARTER + completion;
+    // In the default mode the whole program runs up to the cut.
+    expect(evaluateCode(text, listShipments, spec, sandbox, 'default').verdict.sample_verdict).toBe('correct');
+    expect(evaluateCode(text, listShipments, spec, sandbox, 'reference').verdict.error_verdict).toBe('runtime_error');
+  });
+
+  it('judges unexpected arguments against the expected endpoint instead of the called one', () => {
+    const completion = `axios.get('${BASE}/carriers', { params: { country: 'DE' } });`;
+    expect(score(listShipments, completion, 'default').arguments.params?.['country']?.verdict).toBe('unnecessary');
+    expect(score(listShipments, completion, 'reference').arguments.params?.['country']?.verdict).toBe('illegal');
+  });
+
+  it('matches header names exactly, where the default ignores case', () => {
+    const completion = `axios.get('${BASE}/shipments', { headers: { authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`;
+    expect(score(listShipments, completion, 'default').sample_verdict).toBe('correct');
+    expect(score(listShipments, completion, 'reference').arguments.headers).toMatchObject({ Authorization: { verdict: 'missing' }, authorization: { verdict: 'unnecessary' } });
+  });
+});
+
+describe('statistics', () => {
+  it('computes the reference statistics, nonexecutable samples counting as all-missing', () => {
+    const verdicts = [
+      score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`),
+      score(listShipments, `axios.get('${BASE}/shipments', { params: { status: 'delivered', cursor: 'x', sort: 1 } });`),
+      score(listShipments, `fetch('x')`),
+    ];
+    const stats = computeStatistics(verdicts);
+    expect(stats).toMatchObject({ samples_total: 3, samples_executable: 1 + 1, samples_correct: 1, samples_illegal: 1, samples_nonexecutable: 1, errors_no_request: 1 });
+    expect(stats['samples_correct_wrt_total']).toBeCloseTo(1 / 3);
+    expect(stats['samples_illegal_wrt_executable']).toBeCloseTo(1 / 2);
+    // Second sample, params: 1 correct name (status), 2 unexpected → precision 1/3; recall 1/2 (limit missing).
+    expect((stats['argument_name_mean_precision_wrt_executable'] as Record<string, number>)['params']).toBeCloseTo((1 + 1 / 3) / 2);
+    expect((stats['argument_name_mean_recall_wrt_executable'] as Record<string, number>)['params']).toBeCloseTo((1 + 1 / 2) / 2);
+    // Over all samples, the nonexecutable one adds a recall of 0 for its expected params.
+    expect((stats['argument_name_mean_recall_wrt_total'] as Record<string, number>)['params']).toBeCloseTo((1 + 1 / 2 + 0) / 3);
+    expect(stats['arguments_illegal']).toEqual({ params: 1, all: 1 });
+    expect(stats['arguments_missing_total']).toEqual({ headers: 2, params: 3, all: 5 });
+  });
+});
