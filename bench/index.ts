@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchChecks } from './checks.js';
+import { benchExecution } from './execution.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -12,3 +13,4 @@ if (!fs.existsSync(path.join(wapiibench, 'dataset', 'all.json'))) {
 }
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
 await benchChecks(wapiibench);
+await benchExecution(wapiibench);

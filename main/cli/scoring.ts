@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { parseDataset } from '../dataset/index.js';
-import { Sandbox } from '../execution/index.js';
+import { createExecutor } from '../execution/index.js';
 import { oracleProgram, type CallStyle, type Quote, type Setup } from '../prompt/index.js';
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, type CompatMode, type Statistics } from '../scoring/index.js';
@@ -72,8 +72,8 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config })).filter((s) => !opts.api || s.api === opts.api);
       if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
-      using sandbox = new Sandbox({ timeoutMs });
-      const scores = scoreCodes({ samples, codes, specs, sandbox, compat: opts.compat });
+      await using executor = createExecutor({ timeoutMs });
+      const scores = await scoreCodes({ samples, codes, specs, executor, compat: opts.compat });
       if (scores.samples.length === 0) throw new WapiiError('bad_input', `no code file in ${opts.codes} matches a sample of the dataset`);
       let runId: number | undefined;
       if (opts.save) {

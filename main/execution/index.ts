@@ -2,3 +2,4 @@ export { Sandbox, type Execution, type ExecutionErrorKind, type RawRequest, type
 export { extractInvocation, referenceProgram, type CutRule, type Extraction } from './extract.js';
 export { normalizeRequest, type CapturedRequest } from './normalize.js';
 export { rewriteImports } from './program.js';
+export { createExecutor, defaultPoolSize, type Executor } from './pool.js';

@@ -1,5 +1,5 @@
 import type { RequestConfig } from '../api/schemas.js';
-import type { Sandbox } from '../execution/index.js';
+import type { Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { computeStatistics, type CompatMode, type Statistics } from '../scoring/index.js';
 import { evaluateCode, type CodeEvaluation } from './evaluate.js';
@@ -24,24 +24,30 @@ export interface CodeScores {
   readonly perApi: Readonly<Record<string, Statistics>>;
 }
 
-/** Scores one program per sample and aggregates the statistics for the run and per API. */
-export function scoreCodes(input: {
+/**
+ * Scores one program per sample (as many at once as the executor has sandboxes) and aggregates
+ * the statistics for the run and per API. Results keep the samples' order.
+ */
+export async function scoreCodes(input: {
   samples: readonly CodeSample[];
   codes: ReadonlyMap<number, string>;
   specs: ReadonlyMap<string, ApiSpec>;
-  sandbox: Sandbox;
+  executor: Pick<Executor, 'run' | 'size'>;
   compat?: CompatMode;
   onProgress?: (done: number, total: number) => void;
-}): CodeScores {
-  const scored: ScoredCode[] = [];
+}): Promise<CodeScores> {
   const todo = input.samples.filter((s) => input.codes.has(s.index));
-  for (const [i, sample] of todo.entries()) {
-    const spec = input.specs.get(sample.api);
-    if (!spec) throw new Error(`bug: no spec for ${sample.api}`);
-    const code = input.codes.get(sample.index) ?? '';
-    scored.push({ index: sample.index, api: sample.api, code, evaluation: evaluateCode(code, sample.config, spec, input.sandbox, input.compat ?? 'default') });
-    input.onProgress?.(i + 1, todo.length);
-  }
+  let done = 0;
+  const scored: ScoredCode[] = await Promise.all(
+    todo.map(async (sample) => {
+      const spec = input.specs.get(sample.api);
+      if (!spec) throw new Error(`bug: no spec for ${sample.api}`);
+      const code = input.codes.get(sample.index) ?? '';
+      const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default');
+      input.onProgress?.(++done, todo.length);
+      return { index: sample.index, api: sample.api, code, evaluation };
+    }),
+  );
   const perApi: Record<string, Statistics> = {};
   for (const api of [...new Set(scored.map((s) => s.api))].sort()) {
     perApi[api] = computeStatistics(scored.filter((s) => s.api === api).map((s) => s.evaluation.verdict));

@@ -18,14 +18,14 @@ beforeAll(async () => {
 afterAll(() => sandbox.dispose());
 
 const STARTER = "// task\nconst axios = require('axios');\n\n";
-const score = (expected: RequestConfig, completion: string, compat: CompatMode = 'default'): Verdict => evaluateCode(STARTER + completion, expected, spec, sandbox, compat).verdict;
+const score = async (expected: RequestConfig, completion: string, compat: CompatMode = 'default'): Promise<Verdict> => (await evaluateCode(STARTER + completion, expected, spec, sandbox, compat)).verdict;
 
 const listShipments: RequestConfig = { url: `${BASE}/shipments`, method: 'get', headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } };
 const createLabel: RequestConfig = { url: `${BASE}/shipments/sh_1/labels`, method: 'post', headers: { Authorization: 'Bearer <token>', 'Content-Type': 'application/json' }, data: { format: 'pdf', size: 'A6' } };
 
 describe('sample verdicts', () => {
-  it('correct', () => {
-    expect(score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`)).toMatchObject({
+  it('correct', async () => {
+    expect(await score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`)).toMatchObject({
       sample_verdict: 'correct',
       url_verdict: 'correct',
       method_verdict: 'correct',
@@ -34,8 +34,8 @@ describe('sample verdicts', () => {
     });
   });
 
-  it('wrong: an incorrect value (50 is not "50"), a missing argument, an unnecessary one', () => {
-    const v = score(listShipments, `axios.get('${BASE}/shipments', { params: { status: 'delivered', limit: '25', cursor: 'c1' } });`);
+  it('wrong: an incorrect value (50 is not "50"), a missing argument, an unnecessary one', async () => {
+    const v = await score(listShipments, `axios.get('${BASE}/shipments', { params: { status: 'delivered', limit: '25', cursor: 'c1' } });`);
     expect(v.sample_verdict).toBe('wrong');
     expect(v.arguments).toEqual({
       headers: { Authorization: { expected: 'Bearer <token>', actual: null, verdict: 'missing' } },
@@ -47,42 +47,42 @@ describe('sample verdicts', () => {
     });
   });
 
-  it('illegal: an argument the endpoint does not define', () => {
-    const v = score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25, sort: 'asc' } });`);
+  it('illegal: an argument the endpoint does not define', async () => {
+    const v = await score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25, sort: 'asc' } });`);
     expect(v.sample_verdict).toBe('illegal');
     expect(v.arguments.params?.['sort']).toEqual({ expected: null, actual: 'asc', verdict: 'illegal' });
   });
 
-  it('URL wrong vs illegal, method wrong vs illegal', () => {
-    expect(score(listShipments, `axios.get('${BASE}/carriers');`)).toMatchObject({ url_verdict: 'wrong', method_verdict: 'correct', endpoint_verdict: 'wrong', sample_verdict: 'wrong' });
-    expect(score(listShipments, `axios.get('${BASE}/parcels');`)).toMatchObject({ url_verdict: 'illegal', method_verdict: 'correct', endpoint_verdict: 'illegal', sample_verdict: 'illegal' });
-    expect(score(listShipments, `axios.post('${BASE}/shipments', {});`)).toMatchObject({ url_verdict: 'correct', method_verdict: 'wrong', endpoint_verdict: 'wrong' });
-    expect(score(listShipments, `axios.delete('${BASE}/shipments');`)).toMatchObject({ url_verdict: 'correct', method_verdict: 'illegal', endpoint_verdict: 'illegal', sample_verdict: 'illegal' });
+  it('URL wrong vs illegal, method wrong vs illegal', async () => {
+    expect(await score(listShipments, `axios.get('${BASE}/carriers');`)).toMatchObject({ url_verdict: 'wrong', method_verdict: 'correct', endpoint_verdict: 'wrong', sample_verdict: 'wrong' });
+    expect(await score(listShipments, `axios.get('${BASE}/parcels');`)).toMatchObject({ url_verdict: 'illegal', method_verdict: 'correct', endpoint_verdict: 'illegal', sample_verdict: 'illegal' });
+    expect(await score(listShipments, `axios.post('${BASE}/shipments', {});`)).toMatchObject({ url_verdict: 'correct', method_verdict: 'wrong', endpoint_verdict: 'wrong' });
+    expect(await score(listShipments, `axios.delete('${BASE}/shipments');`)).toMatchObject({ url_verdict: 'correct', method_verdict: 'illegal', endpoint_verdict: 'illegal', sample_verdict: 'illegal' });
   });
 
-  it('path parameters are compared as arguments', () => {
-    const v = score(createLabel, `axios.post('${BASE}/shipments/sh_2/labels', { format: 'pdf', size: 'A6' }, { headers: { Authorization: 'Bearer <token>' } });`);
+  it('path parameters are compared as arguments', async () => {
+    const v = await score(createLabel, `axios.post('${BASE}/shipments/sh_2/labels', { format: 'pdf', size: 'A6' }, { headers: { Authorization: 'Bearer <token>' } });`);
     expect(v.sample_verdict).toBe('wrong');
     expect(v.arguments.path_params).toEqual({ shipment_id: { expected: 'sh_1', actual: 'sh_2', verdict: 'incorrect_value' } });
   });
 
-  it('a query string in the URL counts as params, values as strings', () => {
-    const v = score(listShipments, `axios.get('${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } });`);
+  it('a query string in the URL counts as params, values as strings', async () => {
+    const v = await score(listShipments, `axios.get('${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } });`);
     expect(v.arguments.params).toEqual({ status: { expected: 'delivered', actual: 'delivered', verdict: 'correct' }, limit: { expected: 25, actual: '25', verdict: 'incorrect_value' } });
   });
 
-  it('form-urlencoded and multipart bodies, nested objects', () => {
+  it('form-urlencoded and multipart bodies, nested objects', async () => {
     const report: RequestConfig = { url: `${BASE}/reports`, method: 'post', data: { type: 'shipments', period: { from: '2024-03-01', to: '2024-03-31' } } };
-    expect(score(report, `axios.post('${BASE}/reports', 'type=shipments&period%5Bfrom%5D=2024-03-01&period%5Bto%5D=2024-03-31');`).sample_verdict).toBe('correct');
-    expect(score(report, `const FormData = require('form-data'); const f = new FormData(); f.append('type', 'shipments');\naxios.post('${BASE}/reports', f, { headers: f.getHeaders() });`).arguments.data).toEqual({
+    expect((await score(report, `axios.post('${BASE}/reports', 'type=shipments&period%5Bfrom%5D=2024-03-01&period%5Bto%5D=2024-03-31');`)).sample_verdict).toBe('correct');
+    expect((await score(report, `const FormData = require('form-data'); const f = new FormData(); f.append('type', 'shipments');\naxios.post('${BASE}/reports', f, { headers: f.getHeaders() });`)).arguments.data).toEqual({
       type: { expected: 'shipments', actual: 'shipments', verdict: 'correct' },
       period: { expected: { from: '2024-03-01', to: '2024-03-31' }, actual: null, verdict: 'missing' },
     });
-    expect(score(report, `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: '2024-04-30' } });`).arguments.data?.['period']?.verdict).toBe('incorrect_value');
+    expect((await score(report, `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: '2024-04-30' } });`)).arguments.data?.['period']?.verdict).toBe('incorrect_value');
   });
 
-  it('a sample with two calls scores the first', () => {
-    const v = score(listShipments, `axios.get('${BASE}/carriers');\naxios.get('${BASE}/shipments', { params: { status: 'delivered', limit: 25 } });`);
+  it('a sample with two calls scores the first', async () => {
+    const v = await score(listShipments, `axios.get('${BASE}/carriers');\naxios.get('${BASE}/shipments', { params: { status: 'delivered', limit: 25 } });`);
     expect(v.url_verdict).toBe('wrong');
   });
 });
@@ -95,8 +95,8 @@ describe('error verdicts', () => {
     ['runtime_error', `axios.get('${BASE}/me') + while;`],
     ['timeout', `axios.get('${BASE}/me'//timeout`],
     ['unsatisfiable', `axios.get('${BASE}/me'//unsatisfiable`],
-  ])('%s', (error, completion) => {
-    const v = score(listShipments, completion);
+  ])('%s', async (error, completion) => {
+    const v = await score(listShipments, completion);
     expect(v).toMatchObject({ sample_verdict: 'nonexecutable', error_verdict: error, url_verdict: null });
     // A nonexecutable sample counts as all-missing.
     expect(Object.values(v.arguments).flatMap((a) => Object.values(a ?? {})).map((r) => r.verdict)).toEqual(['missing', 'missing', 'missing']);
@@ -104,33 +104,33 @@ describe('error verdicts', () => {
 });
 
 describe('reference compatibility', () => {
-  it('runs only the extracted call, so code before it is lost', () => {
+  it('runs only the extracted call, so code before it is lost', async () => {
     const completion = `const params = { status: 'delivered', limit: 25 };\naxios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params });`;
     const text = STARTER + completion;
     // In the default mode the whole program runs up to the cut.
-    expect(evaluateCode(text, listShipments, spec, sandbox, 'default').verdict.sample_verdict).toBe('correct');
-    expect(evaluateCode(text, listShipments, spec, sandbox, 'reference').verdict.error_verdict).toBe('runtime_error');
+    expect((await evaluateCode(text, listShipments, spec, sandbox, 'default')).verdict.sample_verdict).toBe('correct');
+    expect((await evaluateCode(text, listShipments, spec, sandbox, 'reference')).verdict.error_verdict).toBe('runtime_error');
   });
 
-  it('judges unexpected arguments against the expected endpoint instead of the called one', () => {
+  it('judges unexpected arguments against the expected endpoint instead of the called one', async () => {
     const completion = `axios.get('${BASE}/carriers', { params: { country: 'DE' } });`;
-    expect(score(listShipments, completion, 'default').arguments.params?.['country']?.verdict).toBe('unnecessary');
-    expect(score(listShipments, completion, 'reference').arguments.params?.['country']?.verdict).toBe('illegal');
+    expect((await score(listShipments, completion, 'default')).arguments.params?.['country']?.verdict).toBe('unnecessary');
+    expect((await score(listShipments, completion, 'reference')).arguments.params?.['country']?.verdict).toBe('illegal');
   });
 
-  it('matches header names exactly, where the default ignores case', () => {
+  it('matches header names exactly, where the default ignores case', async () => {
     const completion = `axios.get('${BASE}/shipments', { headers: { authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`;
-    expect(score(listShipments, completion, 'default').sample_verdict).toBe('correct');
-    expect(score(listShipments, completion, 'reference').arguments.headers).toMatchObject({ Authorization: { verdict: 'missing' }, authorization: { verdict: 'unnecessary' } });
+    expect((await score(listShipments, completion, 'default')).sample_verdict).toBe('correct');
+    expect((await score(listShipments, completion, 'reference')).arguments.headers).toMatchObject({ Authorization: { verdict: 'missing' }, authorization: { verdict: 'unnecessary' } });
   });
 });
 
 describe('statistics', () => {
-  it('computes the reference statistics, nonexecutable samples counting as all-missing', () => {
+  it('computes the reference statistics, nonexecutable samples counting as all-missing', async () => {
     const verdicts = [
-      score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`),
-      score(listShipments, `axios.get('${BASE}/shipments', { params: { status: 'delivered', cursor: 'x', sort: 1 } });`),
-      score(listShipments, `fetch('x')`),
+      await score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`),
+      await score(listShipments, `axios.get('${BASE}/shipments', { params: { status: 'delivered', cursor: 'x', sort: 1 } });`),
+      await score(listShipments, `fetch('x')`),
     ];
     const stats = computeStatistics(verdicts);
     expect(stats).toMatchObject({ samples_total: 3, samples_executable: 1 + 1, samples_correct: 1, samples_illegal: 1, samples_nonexecutable: 1, errors_no_request: 1 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDataset, type SampleDraft } from '../../main/dataset/index.js';
-import { Sandbox } from '../../main/execution/index.js';
+import { createExecutor } from '../../main/execution/index.js';
 import { loadSpec, type ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram, type Quote, type Setup } from '../../main/prompt/index.js';
 import { scoreCodes } from '../../main/runner/index.js';
@@ -17,7 +17,8 @@ const wapii = (...argv: string[]) => run(process.execPath, [path.join(REPO_ROOT,
 describe.runIf(hasWapiiBench)('ground-truth programs of all 395 WAPIIBench samples', () => {
   let samples: SampleDraft[];
   const specs = new Map<string, ApiSpec>();
-  const sandbox = new Sandbox();
+  // Two sandboxes on worker threads: the pool is exercised whatever the machine's core count.
+  const executor = createExecutor({ workers: 2 });
   beforeAll(async () => {
     const parsed = parseDataset(fs.readFileSync(WAPIIBENCH_ALL, 'utf8'), 'all.json');
     if (!parsed.ok) throw new Error(parsed.error.message);
@@ -28,21 +29,21 @@ describe.runIf(hasWapiiBench)('ground-truth programs of all 395 WAPIIBench sampl
       specs.set(file.replace(/\.yaml$/, ''), spec.value);
     }
   });
-  afterAll(() => sandbox.dispose());
+  afterAll(() => executor[Symbol.asyncDispose]());
 
   const combos = (['full', 'argument'] as Setup[]).flatMap((setup) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [setup, quote] as const));
-  it.each(combos)('score 395/395 correct, 0 illegal: %s completion, %s quotes', (setup, quote) => {
+  it.each(combos)('score 395/395 correct, 0 illegal: %s completion, %s quotes', async (setup, quote) => {
     const codes = new Map(samples.map((s, i) => [i, oracleProgram(s, setup, quote, quote === 'double' ? 'await' : 'then').program]));
-    const scores = scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config })), codes, specs, sandbox });
+    const scores = await scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config })), codes, specs, executor });
     const wrong = scores.samples.filter((s) => s.evaluation.verdict.sample_verdict !== 'correct').map((s) => s.index);
     expect(wrong).toEqual([]);
     expect(scores.statistics).toMatchObject({ samples_total: 395, samples_correct: 395, samples_illegal: 0, samples_nonexecutable: 0, urls_correct: 395, methods_correct: 395 });
     expect(Object.keys(scores.perApi)).toEqual(['asana', 'google_calendar_v3', 'google_sheet_v4', 'slack']);
   });
 
-  it('scores the same in reference compatibility mode', () => {
+  it('scores the same in reference compatibility mode', async () => {
     const codes = new Map(samples.map((s, i) => [i, oracleProgram(s, 'full', 'single').program]));
-    const scores = scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config })), codes, specs, sandbox, compat: 'reference' });
+    const scores = await scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config })), codes, specs, executor, compat: 'reference' });
     expect(scores.statistics['samples_correct']).toBe(395);
   });
 
