@@ -27,10 +27,32 @@ function validatorFor(spec: ApiSpec): Validator {
   addFormats(ajv);
   // The document as written is registered once; schemas compiled later point into it by `$ref`,
   // so shared and recursive schemas are compiled once each instead of inlined everywhere.
-  ajv.addSchema(specInternals(spec).raw, SPEC_ID);
+  ajv.addSchema(ajvCompatible(specInternals(spec).raw) as object, SPEC_ID);
   v = { ajv, compiled: new WeakMap() };
   validators.set(spec, v);
   return v;
+}
+
+/**
+ * OpenAPI 3.0 writes `nullable: true` without a `type` (meaning: any value, null included);
+ * ajv refuses to compile that, so such a `nullable` is dropped. The document is copied, never changed.
+ */
+function ajvCompatible(node: unknown, memo = new Map<unknown, unknown>()): unknown {
+  if (typeof node !== 'object' || node === null) return node;
+  const done = memo.get(node);
+  if (done) return done;
+  if (Array.isArray(node)) {
+    const out: unknown[] = [];
+    memo.set(node, out);
+    for (const item of node) out.push(ajvCompatible(item, memo));
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  memo.set(node, out);
+  const record = node as Record<string, unknown>;
+  const dropNullable = record['nullable'] === true && record['type'] === undefined;
+  for (const [k, v] of Object.entries(record)) if (!(dropNullable && k === 'nullable')) out[k] = ajvCompatible(v, memo);
+  return out;
 }
 
 /**
@@ -100,7 +122,7 @@ export function validateValue(spec: ApiSpec, schema: JsonSchema | undefined, val
     const { origins } = specInternals(spec);
     const origin = origins.get(schema);
     try {
-      fn = v.ajv.compile(origin ? { $ref: `${SPEC_ID}${origin}` } : (toRefForm(schema, origins, true) as object));
+      fn = v.ajv.compile(origin ? { $ref: `${SPEC_ID}${origin}` } : (ajvCompatible(toRefForm(schema, origins, true)) as object));
     } catch {
       // A schema ajv cannot compile (e.g. a dangling vendor keyword): treat as "any value".
       fn = v.ajv.compile({});

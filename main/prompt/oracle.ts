@@ -25,7 +25,9 @@ export function jsLiteral(value: JsonValue, quote: Quote, indent = ''): string {
 function argumentsAfterUrl(config: RequestConfig, quote: Quote): string {
   const method = config.method.toLowerCase();
   const options: Record<string, JsonValue> = {};
-  if (config.headers && Object.keys(config.headers).length > 0) options['headers'] = config.headers;
+  // Axios sends `Accept` on its own; a model has no reason to write it (and the constraints do not permit it).
+  const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'accept'));
+  if (Object.keys(headers).length > 0) options['headers'] = headers;
   if (config.params && Object.keys(config.params).length > 0) options['params'] = config.params;
   const parts: string[] = [];
   if (BODY_METHODS.has(method)) parts.push(jsLiteral(config.data ?? {}, quote));

@@ -36,7 +36,7 @@ describe.runIf(hasChromium && hasWapiiBench)('the workbench in Chromium on `wapi
     await page.getByLabel('Spec files').setInputFiles(fs.readdirSync(WAPIIBENCH_SPECS).map((f) => path.join(WAPIIBENCH_SPECS, f)));
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await expect.poll(() => page.getByTestId('sample-count').textContent(), { timeout: 30_000 }).toBe('395 samples');
-    expect(await page.getByTestId('dataset-summary').textContent()).toBe('4 APIs · 18 flagged by checks');
+    expect(await page.getByTestId('dataset-summary').textContent()).toBe('4 APIs · 20 flagged by checks');
 
     await page.getByLabel('API', { exact: true }).selectOption('slack');
     await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('174 samples');

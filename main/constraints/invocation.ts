@@ -1,0 +1,221 @@
+import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
+import { BalancedFrame, isWs, ObjectFrame, push, ValueFrame, type Frame, type Stack } from './frames.js';
+import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
+
+/** A character trie over `server + path template`; `{param}` segments are edges of their own. */
+interface UrlNode {
+  readonly literal: Map<string, UrlNode>;
+  param: { readonly parameter: Parameter | undefined; readonly next: UrlNode } | undefined;
+  readonly endpoints: Endpoint[];
+}
+const node = (): UrlNode => ({ literal: new Map(), param: undefined, endpoints: [] });
+
+/** The compiled language of one spec: methods, URL tries, and per-endpoint argument rules (built lazily). */
+export class CompiledSpec {
+  readonly methods: readonly string[];
+  private readonly tries = new Map<string, UrlNode>();
+  private readonly rules = new Map<Endpoint, EndpointRules>();
+  private readonly compiler: RuleCompiler;
+
+  constructor(readonly spec: ApiSpec) {
+    this.compiler = new RuleCompiler(spec);
+    this.methods = [...new Set(spec.endpoints.map((e) => e.method))];
+  }
+
+  urlTrie(method: string): UrlNode {
+    let root = this.tries.get(method);
+    if (root) return root;
+    root = node();
+    for (const endpoint of this.spec.endpoints.filter((e) => e.method === method)) {
+      for (const server of this.spec.servers) {
+        let at = root;
+        for (const part of (server + endpoint.path).split(/(\{[^}]+\})/)) {
+          const param = /^\{([^}]+)\}$/.exec(part)?.[1];
+          if (param !== undefined) {
+            at.param ??= { parameter: endpoint.parameters.find((p) => p.in === 'path' && p.name === param), next: node() };
+            at = at.param.next;
+            continue;
+          }
+          for (const ch of part) {
+            let child = at.literal.get(ch);
+            if (!child) at.literal.set(ch, (child = node()));
+            at = child;
+          }
+        }
+        at.endpoints.push(endpoint);
+      }
+    }
+    this.tries.set(method, root);
+    return root;
+  }
+
+  rulesOf(endpoint: Endpoint): EndpointRules {
+    let r = this.rules.get(endpoint);
+    if (!r) this.rules.set(endpoint, (r = endpointRules(this.spec, endpoint, this.compiler)));
+    return r;
+  }
+}
+
+const URL_SAFE = /[A-Za-z0-9\-._~!$&'()*+,;=:@%<>]/;
+
+function paramCharOk(parameter: Parameter | undefined, c: string, quote: string, text: string): boolean {
+  if (c === quote) return false;
+  if (text.startsWith('<')) return text.endsWith('>') ? false : c !== '/' && c !== '?' && c !== '#';
+  if (c === '<') return text === '';
+  const type = parameter?.schema?.['type'];
+  if (type === 'integer') return c >= '0' && c <= '9';
+  if (type === 'number') return (c >= '0' && c <= '9') || c === '.' || (c === '-' && text === '');
+  return URL_SAFE.test(c) && c !== '&';
+}
+
+/** Outside any invocation: free text, watching for `axios.` at an identifier boundary. */
+export class FreeFrame implements Frame {
+  constructor(
+    readonly compiled: CompiledSpec,
+    readonly progress: number,
+    readonly afterIdent: boolean,
+  ) {}
+  get id(): string {
+    return `f${this.progress}${this.afterIdent ? 'i' : ''}`;
+  }
+  step(c: string, parent: Stack): Stack[] {
+    const WORD = 'axios.';
+    if (!(this.progress === 0 && this.afterIdent) && WORD[this.progress] === c) {
+      if (this.progress + 1 === WORD.length) return [push(new InvocationFrame(this.compiled, 'method', '', undefined, ''), push(new FreeFrame(this.compiled, 0, false), parent))];
+      return [push(new FreeFrame(this.compiled, this.progress + 1, false), parent)];
+    }
+    return [push(new FreeFrame(this.compiled, 0, /[\w$.]/.test(c)), parent)];
+  }
+  canEnd(): boolean {
+    return false;
+  }
+}
+
+type Stage = 'method' | 'open' | 'preUrl' | 'afterUrl' | 'preData' | 'afterData' | 'preConfig' | 'afterConfig' | 'close' | 'term' | 'done';
+
+/** `axios.<method>(<url>[, <data>][, <config>])` then `;`, `.then(`, `.catch(` or `.finally(`. */
+export class InvocationFrame implements Frame {
+  constructor(
+    readonly compiled: CompiledSpec,
+    readonly stage: Stage,
+    readonly method: string,
+    readonly rules: EndpointRules | undefined,
+    /** Stage-local text: the method prefix, or the terminator typed so far. */
+    readonly text: string,
+  ) {}
+  get id(): string {
+    return `I${this.stage}.${this.method}.${this.rules ? this.rules.endpoint.path : ''}.${this.text}`;
+  }
+  private to(stage: Stage, text = ''): InvocationFrame {
+    return new InvocationFrame(this.compiled, stage, this.method, this.rules, text);
+  }
+  step(c: string, parent: Stack): Stack[] {
+    const r = this.rules;
+    const dataPossible = r !== undefined && r.hasDataArgument;
+    const configPossible = r !== undefined && r.config !== null;
+    switch (this.stage) {
+      case 'method': {
+        if (c === '(' && this.compiled.methods.includes(this.text)) return [push(new InvocationFrame(this.compiled, 'preUrl', this.text, undefined, ''), parent)];
+        if (isWs(c) && this.compiled.methods.includes(this.text)) return [push(new InvocationFrame(this.compiled, 'open', this.text, undefined, ''), parent)];
+        const text = this.text + c;
+        return this.compiled.methods.some((m) => m.startsWith(text)) ? [push(new InvocationFrame(this.compiled, 'method', '', undefined, text), parent)] : [];
+      }
+      case 'open':
+        return isWs(c) ? [push(this, parent)] : c === '(' ? [push(this.to('preUrl'), parent)] : [];
+      case 'preUrl':
+        if (isWs(c)) return [push(this, parent)];
+        return c === "'" || c === '"' || c === '`' ? [push(new UrlFrame(this.compiled, this.method, c, this.compiled.urlTrie(this.method), undefined, ''), parent)] : [];
+      case 'afterUrl':
+        if (isWs(c)) return [push(this, parent)];
+        if (c === ',') return [push(this.to(dataPossible ? 'preData' : 'preConfig'), parent)];
+        return c === ')' && !dataPossible && !r?.configRequired ? [push(this.to('term'), parent)] : [];
+      case 'preData':
+        return new ValueFrame(r!.data).step(c, push(this.to('afterData'), parent));
+      case 'afterData':
+        if (isWs(c)) return [push(this, parent)];
+        if (c === ',') return [push(this.to('preConfig'), parent)];
+        return c === ')' && !r?.configRequired ? [push(this.to('term'), parent)] : [];
+      case 'preConfig':
+        if (isWs(c)) return [push(this, parent)];
+        if (c === ')' && !r?.configRequired) return [push(this.to('term'), parent)]; // a trailing comma
+        if (!configPossible) return [];
+        return c === '{' ? [push(ObjectFrame.open(r!.config!), push(this.to('afterConfig'), parent))] : [];
+      case 'afterConfig':
+        if (isWs(c)) return [push(this, parent)];
+        if (c === ',') return [push(this.to('close'), parent)];
+        return c === ')' ? [push(this.to('term'), parent)] : [];
+      case 'close':
+        if (isWs(c)) return [push(this, parent)];
+        return c === ')' ? [push(this.to('term'), parent)] : [];
+      case 'term': {
+        if (this.text === '' && isWs(c)) return [push(this, parent)];
+        if (this.text === '' && c === ';') return [parent]; // released: back to free text
+        const text = this.text + c;
+        const ends = ['.then(', '.catch(', '.finally('];
+        if (ends.includes(text)) return [parent];
+        return ends.some((e) => e.startsWith(text)) ? [push(this.to('term', text), parent)] : [];
+      }
+      case 'done':
+        return [];
+    }
+  }
+  canEnd(): boolean {
+    return false;
+  }
+}
+
+/** The URL string: one of the spec's servers, then a path template of the method, path parameters filled in. */
+export class UrlFrame implements Frame {
+  constructor(
+    readonly compiled: CompiledSpec,
+    readonly method: string,
+    readonly quote: string,
+    readonly at: UrlNode,
+    /** Inside a `{param}` segment: the node after it and the value typed so far. */
+    readonly param: { readonly parameter: Parameter | undefined; readonly next: UrlNode } | undefined,
+    readonly value: string,
+  ) {}
+  get id(): string {
+    return `u${this.quote}${nodeId(this.at)}.${this.param ? nodeId(this.param.next) : ''}.${this.value}`;
+  }
+  private fromNode(at: UrlNode, c: string, parent: Stack): Stack[] {
+    const out: Stack[] = [];
+    if (c === this.quote) {
+      for (const endpoint of at.endpoints) out.push(push(new InvocationFrame(this.compiled, 'afterUrl', this.method, this.compiled.rulesOf(endpoint), ''), parent));
+      return out;
+    }
+    const child = at.literal.get(c);
+    if (child) out.push(push(new UrlFrame(this.compiled, this.method, this.quote, child, undefined, ''), parent));
+    if (at.param) {
+      if (this.quote === '`' && c === '$') out.push(push(new UrlFrame(this.compiled, this.method, this.quote, at, at.param, '$'), parent));
+      else if (paramCharOk(at.param.parameter, c, this.quote, '')) out.push(push(new UrlFrame(this.compiled, this.method, this.quote, at, at.param, c), parent));
+    }
+    return out;
+  }
+  step(c: string, parent: Stack): Stack[] {
+    if (!this.param) return this.fromNode(this.at, c, parent);
+    if (this.value === '$') {
+      // `${identifier}` inside backticks: the expression up to the matching `}`.
+      return c === '{' ? [push(new BalancedFrame('}', 0, null), push(new UrlFrame(this.compiled, this.method, this.quote, this.at, this.param, '${}'), parent))] : [];
+    }
+    const out: Stack[] = [];
+    const complete = this.value !== '' && (!this.value.startsWith('<') || this.value.endsWith('>'));
+    if (this.value !== '${}' && paramCharOk(this.param.parameter, c, this.quote, this.value)) {
+      out.push(push(new UrlFrame(this.compiled, this.method, this.quote, this.at, this.param, this.value + c), parent));
+    }
+    if (complete) out.push(...this.fromNode(this.param.next, c, parent));
+    return out;
+  }
+  canEnd(): boolean {
+    return false;
+  }
+}
+
+const nodeIds = new WeakMap<UrlNode, number>();
+let nextNodeId = 0;
+function nodeId(n: UrlNode): number {
+  let id = nodeIds.get(n);
+  if (id === undefined) nodeIds.set(n, (id = nextNodeId++));
+  return id;
+}
+

@@ -1,0 +1,76 @@
+import type { ApiSpec } from '../openapi/index.js';
+import { stackId, stepStack, type Stack } from './frames.js';
+import { CompiledSpec, FreeFrame, InvocationFrame } from './invocation.js';
+
+const compiledSpecs = new WeakMap<ApiSpec, CompiledSpec>();
+
+/** The spec's constraint language, compiled lazily (URL tries per method, rules per endpoint) and cached. */
+export function compileConstraints(spec: ApiSpec): CompiledSpec {
+  let compiled = compiledSpecs.get(spec);
+  if (!compiled) compiledSpecs.set(spec, (compiled = new CompiledSpec(spec)));
+  return compiled;
+}
+
+export type FeedResult = { readonly ok: true } | { readonly ok: false; readonly offset: number; readonly reason: string };
+
+/**
+ * An incremental matcher over characters for constraints.md's language. Text outside an
+ * invocation is free; from `axios.` to the end of the statement every character must keep a
+ * legal completion possible. The state is a small set of immutable frame stacks, so `clone()`
+ * copies an array of pointers.
+ */
+export class ConstraintMatcher {
+  private constructor(
+    private threads: Stack[],
+    private consumed: number,
+  ) {}
+
+  static create(spec: ApiSpec | CompiledSpec): ConstraintMatcher {
+    const compiled = spec instanceof CompiledSpec ? spec : compileConstraints(spec);
+    return new ConstraintMatcher([{ frame: new FreeFrame(compiled, 0, false), parent: null }], 0);
+  }
+
+  clone(): ConstraintMatcher {
+    return new ConstraintMatcher(this.threads, this.consumed);
+  }
+
+  /** Characters accepted so far. */
+  get offset(): number {
+    return this.consumed;
+  }
+
+  /** Tries one character; on success the matcher advances, on failure it stays as it was. */
+  push(c: string): boolean {
+    const next: Stack[] = [];
+    for (const t of this.threads) stepStack(t, c, next);
+    if (next.length === 0) return false;
+    const seen = new Set<string>();
+    this.threads = next.filter((t) => {
+      const id = stackId(t);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    this.consumed++;
+    return true;
+  }
+
+  /** Feeds text; stops at the first character after which no legal continuation exists. */
+  feed(text: string): FeedResult {
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      if (!this.push(c)) return { ok: false, offset: this.consumed, reason: `${JSON.stringify(c)} cannot follow ${JSON.stringify(text.slice(Math.max(0, i - 30), i))} here` };
+    }
+    return { ok: true };
+  }
+
+  /** True when no invocation is open: generation may end here. */
+  isComplete(): boolean {
+    return this.threads.some((t) => t !== null && t.parent === null && t.frame instanceof FreeFrame);
+  }
+
+  /** True while inside an invocation (after `axios.`, before its statement ends). */
+  get active(): boolean {
+    return this.threads.every((t) => t !== null && !(t.parent === null && t.frame instanceof FreeFrame)) && this.threads.some((t) => t?.frame instanceof InvocationFrame || t?.parent !== null);
+  }
+}

@@ -1,0 +1,181 @@
+import { specInternals } from '../openapi/build.js';
+import type { ApiSpec, Endpoint, JsonSchema } from '../openapi/index.js';
+
+/**
+ * The value language of constraints.md, compiled from JSON Schema: what literal may stand where.
+ * Every position also accepts an identifier expression (variable, member access, call).
+ */
+export type ValueRule =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'string'; readonly enum?: readonly string[] }
+  | { readonly kind: 'number' | 'integer' | 'boolean' | 'null' }
+  | { readonly kind: 'array'; readonly items: ValueRule; readonly maxItems: number }
+  | ObjectRule
+  | { readonly kind: 'union'; readonly options: readonly ValueRule[] };
+
+export interface ObjectRule {
+  readonly kind: 'object';
+  /** Declared keys in a fixed order; a key's index is its bit in the matcher's seen-set. */
+  readonly keys: readonly string[];
+  readonly rules: ReadonlyMap<string, ValueRule>;
+  readonly required: bigint;
+  /** The rule of keys beyond `keys`, when the object is open. */
+  readonly additional: ValueRule | null;
+}
+
+export const ANY: ValueRule = { kind: 'any' };
+const MAX_DEPTH = 3;
+const DEFAULT_MAX_ITEMS = 5;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function objectRule(entries: readonly (readonly [string, ValueRule, boolean])[], additional: ValueRule | null): ObjectRule {
+  const keys = entries.map(([k]) => k);
+  let required = 0n;
+  entries.forEach(([, , req], i) => {
+    if (req) required |= 1n << BigInt(i);
+  });
+  return { kind: 'object', keys, rules: new Map(entries.map(([k, r]) => [k, r])), required, additional };
+}
+
+/** Compiles schemas of one spec; `$ref`s left by dereferencing (recursion) resolve through the document. */
+export class RuleCompiler {
+  private readonly cache = new Map<object, ValueRule>();
+  private readonly doc: Obj;
+
+  constructor(spec: ApiSpec) {
+    this.doc = specInternals(spec).raw;
+  }
+
+  private follow(schema: unknown): unknown {
+    if (!isObj(schema) || typeof schema['$ref'] !== 'string' || !schema['$ref'].startsWith('#/')) return schema;
+    let node: unknown = this.doc;
+    for (const part of schema['$ref'].slice(2).split('/')) node = isObj(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    return node ?? {};
+  }
+
+  compile(schema: JsonSchema | undefined, depth = 0): ValueRule {
+    const s = this.follow(schema);
+    if (!isObj(s)) return ANY;
+    if (depth > MAX_DEPTH) return ANY; // recursive schemas are cut: any balanced literal
+    if (depth === 0) {
+      const hit = this.cache.get(s);
+      if (hit) return hit;
+    }
+    const rule = this.build(s, depth);
+    if (depth === 0) this.cache.set(s, rule);
+    return rule;
+  }
+
+  private build(s: Obj, depth: number): ValueRule {
+    const nullable = s['nullable'] === true;
+    const wrap = (r: ValueRule): ValueRule => (nullable ? { kind: 'union', options: [r, { kind: 'null' }] } : r);
+    if (Array.isArray(s['enum'])) {
+      const values = s['enum'];
+      const options: ValueRule[] = [];
+      const strings = values.filter((v): v is string => typeof v === 'string');
+      if (strings.length > 0) options.push({ kind: 'string', enum: strings });
+      if (values.some((v) => typeof v === 'number')) options.push({ kind: values.every((v) => typeof v !== 'number' || Number.isInteger(v)) ? 'integer' : 'number' });
+      if (values.some((v) => typeof v === 'boolean')) options.push({ kind: 'boolean' });
+      if (values.includes(null)) options.push({ kind: 'null' });
+      return wrap(options.length === 1 ? options[0]! : { kind: 'union', options });
+    }
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const alts = s[key];
+      if (Array.isArray(alts) && alts.length > 0) return wrap({ kind: 'union', options: alts.map((a) => this.compile(a as JsonSchema, depth + 1)) });
+    }
+    if (Array.isArray(s['allOf'])) return this.build(this.flattenAllOf(s), depth);
+    const type = s['type'];
+    if (Array.isArray(type)) {
+      return wrap({ kind: 'union', options: type.map((t) => this.build({ ...s, type: t }, depth)) });
+    }
+    switch (type) {
+      case 'string':
+        return wrap({ kind: 'string' });
+      case 'integer':
+        return wrap({ kind: 'integer' });
+      case 'number':
+        return wrap({ kind: 'number' });
+      case 'boolean':
+        return wrap({ kind: 'boolean' });
+      case 'null':
+        return { kind: 'null' };
+      case 'array':
+        return wrap({ kind: 'array', items: this.compile(s['items'] as JsonSchema, depth + 1), maxItems: typeof s['maxItems'] === 'number' ? s['maxItems'] : DEFAULT_MAX_ITEMS });
+      case 'object':
+        return wrap(this.objectOf(s, depth));
+      default:
+        if (isObj(s['properties'])) return wrap(this.objectOf(s, depth));
+        return ANY;
+    }
+  }
+
+  /** `allOf` members (nested ones too) merged into one schema: properties, required keys, type. */
+  private flattenAllOf(s: Obj, guard = 0): Obj {
+    const properties: Obj = {};
+    const required: string[] = [];
+    let type: unknown;
+    let additional: unknown;
+    const parts = [...(Array.isArray(s['allOf']) ? s['allOf'] : []).map((p) => this.follow(p)), { ...s, allOf: undefined }];
+    for (const raw of parts) {
+      if (!isObj(raw)) continue;
+      const part = Array.isArray(raw['allOf']) && guard < 8 ? this.flattenAllOf(raw, guard + 1) : raw;
+      if (isObj(part['properties'])) Object.assign(properties, part['properties']);
+      if (Array.isArray(part['required'])) required.push(...part['required'].filter((r): r is string => typeof r === 'string'));
+      type ??= part['type'];
+      additional ??= part['additionalProperties'];
+    }
+    return { type: type ?? 'object', properties, required, ...(additional !== undefined ? { additionalProperties: additional } : {}), ...(s['nullable'] ? { nullable: true } : {}) };
+  }
+
+  private objectOf(s: Obj, depth: number): ObjectRule {
+    const props = isObj(s['properties']) ? s['properties'] : {};
+    const required = new Set(Array.isArray(s['required']) ? s['required'] : []);
+    const entries = Object.entries(props).map(([k, v]) => [k, this.compile(v as JsonSchema, depth + 1), required.has(k)] as const);
+    const add = s['additionalProperties'];
+    const additional = add === false ? null : isObj(add) ? this.compile(add as JsonSchema, depth + 1) : add === true || entries.length === 0 ? ANY : null;
+    return objectRule(entries, additional);
+  }
+}
+
+/** What an invocation of one endpoint may pass after its URL. */
+export interface EndpointRules {
+  readonly endpoint: Endpoint;
+  /** put/post/patch take `(url, data, config)`, the others `(url, config)`. */
+  readonly hasDataArgument: boolean;
+  readonly data: ValueRule;
+  /** Null when no key at all could go into the config. */
+  readonly config: ObjectRule | null;
+  readonly configRequired: boolean;
+}
+
+const BODY_METHODS = new Set(['put', 'post', 'patch']);
+
+export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleCompiler): EndpointRules {
+  const headerEntries: [string, ValueRule, boolean][] = [];
+  const queryEntries: [string, ValueRule, boolean][] = [];
+  for (const p of endpoint.parameters) {
+    if (p.in === 'header') headerEntries.push([p.name, compiler.compile(p.schema), p.required]);
+    if (p.in === 'query') queryEntries.push([p.name, compiler.compile(p.schema), p.required]);
+  }
+  // Security arguments are permitted, never required (constraints.md).
+  for (const scheme of spec.securitySchemes) {
+    const target = scheme.type === 'apiKey' ? (scheme.in === 'header' ? headerEntries : scheme.in === 'query' ? queryEntries : undefined) : headerEntries;
+    const name = scheme.type === 'apiKey' ? scheme.keyName : 'Authorization';
+    if (target && !target.some(([k]) => k === name)) target.push([name, { kind: 'string' }, false]);
+  }
+  const hasDataArgument = BODY_METHODS.has(endpoint.method);
+  if (hasDataArgument && !headerEntries.some(([k]) => k.toLowerCase() === 'content-type')) {
+    headerEntries.push(['Content-Type', { kind: 'string', enum: [...new Set([...(endpoint.requestBody?.contents.map((c) => c.mediaType) ?? []), 'application/json'])] }, false]);
+  }
+  const configEntries: [string, ValueRule, boolean][] = [];
+  if (headerEntries.length > 0) configEntries.push(['headers', objectRule(headerEntries, null), headerEntries.some(([, , r]) => r)]);
+  if (queryEntries.length > 0) configEntries.push(['params', objectRule(queryEntries, null), queryEntries.some(([, , r]) => r)]);
+  const config = configEntries.length > 0 ? objectRule(configEntries, null) : null;
+  const content = endpoint.requestBody?.contents.find((c) => /json/i.test(c.mediaType)) ?? endpoint.requestBody?.contents[0];
+  let data: ValueRule;
+  if (!content) data = { kind: 'union', options: [objectRule([], null), { kind: 'null' }] };
+  else data = content.schema ? compiler.compile(content.schema) : ANY;
+  return { endpoint, hasDataArgument, data, config, configRequired: configEntries.some(([, , r]) => r) };
+}
