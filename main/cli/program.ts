@@ -7,6 +7,7 @@ import { REVIEW_STATES, type DatasetSummary, type Finding, type Sample } from '.
 import { toErrorInfo } from '../api/errors.js';
 import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type Workbench } from '../service/index.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import { registerConstraintCommands } from './constraints.js';
 import { registerScoringCommands } from './scoring.js';
 import { formatTable } from './table.js';
 
@@ -178,6 +179,7 @@ export function buildProgram(io: CliIo): Command {
     });
 
   registerScoringCommands(program, io);
+  registerConstraintCommands(program, io);
   return program;
 }
 

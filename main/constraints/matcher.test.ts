@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec, type ApiSpec } from '../openapi/index.js';
+import { DEMO_SPECS } from '../../test/support/paths.js';
+import { ConstraintMatcher } from './index.js';
+
+let spec: ApiSpec;
+beforeAll(async () => {
+  const loaded = await loadSpec(fs.readFileSync(`${DEMO_SPECS}/harbor.yaml`, 'utf8'), 'harbor.yaml');
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  spec = loaded.value;
+});
+
+const STARTER = "// task\nconst axios = require('axios');\n\n";
+const BASE = 'https://api.harbor.example/v2';
+const feed = (text: string) => {
+  const m = ConstraintMatcher.create(spec);
+  const result = m.feed(text);
+  return { result, complete: m.isComplete(), m };
+};
+/** The offset of the first occurrence of `marker`'s `|` in a template, and the text without it. */
+const at = (template: string): [string, number] => [template.replace('|', ''), template.indexOf('|')];
+
+describe('accepted invocations', () => {
+  it.each([
+    `axios.get('${BASE}/me');`,
+    `axios.get("${BASE}/shipments", { params: { status: 'delivered', limit: 25 }, headers: { Authorization: \`Bearer \${token}\` } }).then(r => r);`,
+    `axios.post(\`${BASE}/shipments/\${id}/labels\`, { format: 'zpl', size: "A6", }, { headers: { 'Content-Type': 'application/json' } })\n  .catch(console.error);`,
+    `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', body);`,
+    `axios.get('${BASE}/carriers/ups/rates', {\n  params: {\n    origin_country: 'US',\n    destination_country: 'CA',\n    weight_kg: 3.2,\n  },\n});`,
+    `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: getEnd() }, filters: { statuses: ['delivered', 'returned'] } });`,
+    `axios.delete('${BASE}/warehouses/<warehouse_id>', { params: { force: true } }).finally(() => done());`,
+    `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.env.HARBOR_KEY } });`,
+  ])('%s', (completion) => {
+    const { result, complete } = feed(STARTER + completion + '\nconsole.log("free text after the call");\n');
+    expect(result).toEqual({ ok: true });
+    expect(complete).toBe(true);
+  });
+
+  it('is incomplete while an invocation is open, and copies cheaply', () => {
+    const { m } = feed(`${STARTER}axios.get('${BASE}/me'`);
+    expect(m.isComplete()).toBe(false);
+    const copy = m.clone();
+    expect(copy.feed(');').ok).toBe(true);
+    expect(copy.isComplete()).toBe(true);
+    expect(m.isComplete()).toBe(false); // the original is untouched
+  });
+});
+
+describe('each single illegal change is rejected at the offending character', () => {
+  it.each([
+    ['unknown method', `axios.|fetch('${BASE}/me');`],
+    ['unknown path', `axios.get('${BASE}/|parcels');`],
+    ['wrong server', `axios.get('https://api.harbo|ur.example/v2/me');`],
+    ['method not defined for the path', `axios.delete('${BASE}/|me');`],
+    ['unknown key', `axios.get('${BASE}/shipments', { params: { s|ort: 'asc' } });`],
+    ['duplicate key', `axios.get('${BASE}/shipments', { params: { status: 'created', |status: 'delivered' } });`],
+    ['closing before a required key', `axios.get('${BASE}/carriers/ups/rates', { params: { origin_country: 'US', destination_country: 'CA' |} });`],
+    ['config omitted though it holds a required key', `axios.get('${BASE}/carriers/ups/rates'|);`],
+    ['wrong value type', `axios.get('${BASE}/shipments', { params: { limit: |'25' } });`],
+    ['enum violation', `axios.get('${BASE}/shipments', { params: { status: '|lost' } });`],
+    ['unbalanced quote', `axios.get('${BASE}/me|");`],
+    ['query string in the URL', `axios.get('${BASE}/shipments|?limit=5');`],
+    ['more array items than allowed', `axios.post('${BASE}/shipments', { notify_emails: ['a', 'b', 'c', 'd', 'e', |'f'] });`],
+    ['header only for bodies', `axios.get('${BASE}/me', { headers: { '|Content-Type': 'application/json' } });`],
+    ['concatenated URL', `axios.get('${BASE}/warehouses/|' + id);`],
+    ['body method without data', `axios.post('${BASE}/reports'|);`],
+  ])('%s', (_name, template) => {
+    const [completion, offset] = at(template);
+    const { result } = feed(STARTER + completion);
+    expect(result).toMatchObject({ ok: false, offset: STARTER.length + offset });
+  });
+});
