@@ -8,6 +8,8 @@ import type { ObjectRule, ValueRule } from './rules.js';
 export interface Frame {
   step(c: string, parent: Stack): Stack[];
   canEnd(): boolean;
+  /** Shortest text that lets this frame end (for the bottom frame: that closes every invocation). */
+  completion(): string;
   /** Identifies equal states, so threads that converge are kept once. */
   readonly id: string;
 }
@@ -17,6 +19,7 @@ export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
 const IDENT_START = /[A-Za-z_$]/;
 const IDENT = /[\w$]/;
+const IDENTIFIER_NAME = /^[A-Za-z_$][\w$]*$/;
 export const QUOTES = new Set(["'", '"', '`']);
 
 /** Feeds one character to a stack: the top frame's own steps, plus its parent's when it may end here. */
@@ -24,6 +27,35 @@ export function stepStack(stack: Stack, c: string, out: Stack[]): void {
   if (!stack) return;
   for (const next of stack.frame.step(c, stack.parent)) out.push(next);
   if (stack.frame.canEnd()) stepStack(stack.parent, c, out);
+}
+
+/** The shortest text that finishes every frame of a stack, top first: how a constrained model ends. */
+export function stackCompletion(stack: Stack): string {
+  let text = '';
+  for (let s = stack; s; s = s.parent) text += s.frame.completion();
+  return text;
+}
+
+/** The shortest literal a rule accepts. */
+export function minimalValue(rule: ValueRule, quote = "'"): string {
+  switch (rule.kind) {
+    case 'any':
+    case 'number':
+    case 'integer':
+      return '0';
+    case 'string':
+      return rule.enum ? quote + [...rule.enum].sort((a, b) => a.length - b.length)[0]! + quote : quote + quote;
+    case 'boolean':
+      return 'true';
+    case 'null':
+      return 'null';
+    case 'array':
+      return '[]';
+    case 'object':
+      return '{' + ObjectFrame.open(rule).completion();
+    case 'union':
+      return rule.options.map((o) => minimalValue(o, quote)).sort((a, b) => a.length - b.length)[0] ?? '0';
+  }
 }
 
 export function stackId(stack: Stack): string {
@@ -48,6 +80,9 @@ export class WordFrame implements Frame {
   }
   canEnd(): boolean {
     return this.pos === this.word.length;
+  }
+  completion(): string {
+    return this.word.slice(this.pos);
   }
 }
 
@@ -81,6 +116,12 @@ export class StringFrame implements Frame {
   }
   canEnd(): boolean {
     return this.closed;
+  }
+  completion(): string {
+    if (this.closed) return '';
+    if (this.escape) return 'n' + this.quote;
+    if (this.options) return ([...this.options].filter((o) => o.startsWith(this.text)).sort((a, b) => a.length - b.length)[0] ?? this.text).slice(this.text.length) + this.quote;
+    return this.quote;
   }
 }
 
@@ -117,6 +158,9 @@ export class NumberFrame implements Frame {
   canEnd(): boolean {
     return this.state === 'int' || this.state === 'frac' || this.state === 'exp';
   }
+  completion(): string {
+    return this.canEnd() ? '' : '0';
+  }
 }
 
 /** Text up to a closing bracket, with nested brackets and strings balanced: call arguments, `${...}`. */
@@ -150,6 +194,11 @@ export class BalancedFrame implements Frame {
   canEnd(): boolean {
     return this.done;
   }
+  completion(): string {
+    if (this.done) return '';
+    const closeString = this.inString ? (this.escaped ? 'n' : '') + this.inString : '';
+    return closeString + ')'.repeat(this.depth) + this.close;
+  }
 }
 
 /** An identifier expression: `name`, `a.b`, `a[0]`, `f(x)`, `process.env.TOKEN`. */
@@ -168,6 +217,9 @@ export class IdentifierFrame implements Frame {
   }
   canEnd(): boolean {
     return this.state === 'ident';
+  }
+  completion(): string {
+    return this.state === 'dot' ? 'a' : '';
   }
 }
 
@@ -188,6 +240,9 @@ export class ValueFrame implements Frame {
   }
   canEnd(): boolean {
     return false;
+  }
+  completion(): string {
+    return minimalValue(this.rule);
   }
 }
 
@@ -257,6 +312,9 @@ export class ArrayFrame implements Frame {
   canEnd(): boolean {
     return this.state === 'closed';
   }
+  completion(): string {
+    return this.state === 'closed' ? '' : ']';
+  }
 }
 
 /**
@@ -280,10 +338,10 @@ export class ObjectFrame implements Frame {
   private with(state: ObjectFrame['state'], keyQuote: string | null = null, keyText = '', seen = this.seen): ObjectFrame {
     return new ObjectFrame(this.rule, seen, state, keyQuote, keyText);
   }
-  /** Could `text` still grow into a key this object accepts? */
-  private keyPrefixOk(text: string): boolean {
+  /** Could `text` still grow into a key this object accepts? A bare key must be an identifier all along. */
+  private keyPrefixOk(text: string, bare: boolean): boolean {
     if (this.rule.additional) return true;
-    return this.rule.keys.some((k, i) => k.startsWith(text) && !(this.seen & (1n << BigInt(i))));
+    return this.rule.keys.some((k, i) => k.startsWith(text) && !(this.seen & (1n << BigInt(i))) && (!bare || IDENTIFIER_NAME.test(k)));
   }
   private keyDone(text: string): { index: number; rule: ValueRule } | null {
     const index = this.rule.keys.indexOf(text);
@@ -298,8 +356,8 @@ export class ObjectFrame implements Frame {
       case 'comma': {
         if (isWs(c)) return [push(this, parent)];
         if (c === '}') return (this.seen & this.rule.required) === this.rule.required ? [push(this.with('closed'), parent)] : [];
-        if (QUOTES.has(c) && c !== '`') return [push(this.with('inKey', c, ''), parent)];
-        if (IDENT_START.test(c) && this.keyPrefixOk(c)) return [push(this.with('inKey', null, c), parent)];
+        if (QUOTES.has(c) && c !== '`') return this.keyPrefixOk('', false) ? [push(this.with('inKey', c, ''), parent)] : [];
+        if (IDENT_START.test(c) && this.keyPrefixOk(c, true)) return [push(this.with('inKey', null, c), parent)];
         return [];
       }
       case 'inKey': {
@@ -307,11 +365,11 @@ export class ObjectFrame implements Frame {
           if (c === this.keyQuote) return this.keyDone(this.keyText) ? [push(this.with('colon', null, this.keyText), parent)] : [];
           if (c === '\n' || c === '\\') return [];
           const text = this.keyText + c;
-          return this.keyPrefixOk(text) ? [push(this.with('inKey', this.keyQuote, text), parent)] : [];
+          return this.keyPrefixOk(text, false) ? [push(this.with('inKey', this.keyQuote, text), parent)] : [];
         }
         if (IDENT.test(c)) {
           const text = this.keyText + c;
-          return this.keyPrefixOk(text) ? [push(this.with('inKey', null, text), parent)] : [];
+          return this.keyPrefixOk(text, true) ? [push(this.with('inKey', null, text), parent)] : [];
         }
         if (!this.keyDone(this.keyText)) return [];
         return this.with('colon', null, this.keyText).step(c, parent);
@@ -333,5 +391,43 @@ export class ObjectFrame implements Frame {
   }
   canEnd(): boolean {
     return this.state === 'closed';
+  }
+  /** The required keys still missing, each with its shortest value, then `}`. */
+  private rest(seen: bigint, leadingComma: boolean): string {
+    const missing = this.rule.keys.filter((k, i) => (this.rule.required & (1n << BigInt(i))) !== 0n && !(seen & (1n << BigInt(i))));
+    const pairs = missing.map((k) => `${IDENTIFIER_NAME.test(k) ? k : `'${k}'`}: ${minimalValue(this.rule.rules.get(k)!)}`);
+    return (pairs.length > 0 ? (leadingComma ? ', ' : '') + pairs.join(', ') : '') + '}';
+  }
+  completion(): string {
+    switch (this.state) {
+      case 'closed':
+        return '';
+      case 'key':
+      case 'comma':
+        return this.rest(this.seen, false);
+      case 'after':
+        return this.rest(this.seen, true);
+      case 'colon':
+      case 'inKey': {
+        let key = this.keyText;
+        let tail = this.keyQuote ?? '';
+        if (this.state === 'inKey' && !this.keyDone(key)) {
+          const unseen = this.rule.keys.filter((k, i) => k.startsWith(key) && !(this.seen & (1n << BigInt(i))) && (this.keyQuote !== null || IDENTIFIER_NAME.test(k)));
+          const required = unseen.filter((k) => (this.rule.required & (1n << BigInt(this.rule.keys.indexOf(k)))) !== 0n);
+          const pick = required[0] ?? unseen[0];
+          if (pick !== undefined) {
+            tail = pick.slice(key.length) + tail;
+            key = pick;
+          } else {
+            // An open object: the key typed so far is a key of its own.
+            tail = (key === '' ? 'a' : '') + tail;
+            key = key === '' ? 'a' : key;
+          }
+        } else if (this.state === 'colon') tail = '';
+        const done = this.keyDone(key)!;
+        const seen = done.index >= 0 ? this.seen | (1n << BigInt(done.index)) : this.seen;
+        return `${tail}: ${minimalValue(done.rule)}${new ObjectFrame(this.rule, seen, 'after', null, '').completion()}`;
+      }
+    }
   }
 }

@@ -1,5 +1,5 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
-import { BalancedFrame, isWs, ObjectFrame, push, ValueFrame, type Frame, type Stack } from './frames.js';
+import { BalancedFrame, isWs, minimalValue, ObjectFrame, push, ValueFrame, type Frame, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
 
 /** A character trie over `server + path template`; `{param}` segments are edges of their own. */
@@ -89,6 +89,10 @@ export class FreeFrame implements Frame {
   canEnd(): boolean {
     return false;
   }
+  completion(): string {
+    // Half of `axios.` typed: finish it as the shortest whole invocation, or leave it as free text.
+    return '';
+  }
 }
 
 type Stage = 'method' | 'open' | 'preUrl' | 'afterUrl' | 'preData' | 'afterData' | 'preConfig' | 'afterConfig' | 'close' | 'term' | 'done';
@@ -162,6 +166,54 @@ export class InvocationFrame implements Frame {
   canEnd(): boolean {
     return false;
   }
+  completion(): string {
+    const r = this.rules;
+    const config = r?.config && r.configRequired ? minimalValue(r.config) : '';
+    const afterData = (config ? `, ${config}` : '') + ');';
+    switch (this.stage) {
+      case 'method': {
+        const method = [...this.compiled.methods].filter((m) => m.startsWith(this.text)).sort((a, b) => a.length - b.length)[0] ?? 'get';
+        return method.slice(this.text.length) + "('" + shortestUrl(this.compiled, method, "'", this.compiled.urlTrie(method));
+      }
+      case 'open':
+      case 'preUrl':
+        return (this.stage === 'open' ? "('" : "'") + shortestUrl(this.compiled, this.method, "'", this.compiled.urlTrie(this.method));
+      case 'afterUrl':
+        return r?.hasDataArgument ? `, ${minimalValue(r.data)}${afterData}` : afterData;
+      case 'preData':
+        return `${minimalValue(r!.data)}${afterData}`;
+      case 'afterData':
+        return afterData;
+      case 'preConfig':
+        return (config || '') + ');';
+      case 'afterConfig':
+      case 'close':
+        return ');';
+      case 'term':
+        return this.text === '' ? ';' : (['.then(', '.catch(', '.finally('].find((e) => e.startsWith(this.text)) ?? '.then(').slice(this.text.length);
+      case 'done':
+        return '';
+    }
+  }
+}
+
+/** The shortest rest of a URL from a trie node: literal characters, a one-character value per parameter, the closing quote, then the invocation's rest. */
+function shortestUrl(compiled: CompiledSpec, method: string, quote: string, from: UrlNode): string {
+  // Breadth-first over the trie: each edge costs one character.
+  const queue: [UrlNode, string][] = [[from, '']];
+  const seen = new Set<UrlNode>([from]);
+  while (queue.length > 0) {
+    const [at, text] = queue.shift()!;
+    const endpoint = at.endpoints[0];
+    if (endpoint) return text + quote + new InvocationFrame(compiled, 'afterUrl', method, compiled.rulesOf(endpoint), '').completion();
+    for (const [ch, child] of at.literal) if (!seen.has(child)) (seen.add(child), queue.push([child, text + ch]));
+    if (at.param && !seen.has(at.param.next)) {
+      seen.add(at.param.next);
+      const type = at.param.parameter?.schema?.['type'];
+      queue.push([at.param.next, text + (type === 'integer' || type === 'number' ? '1' : 'x')]);
+    }
+  }
+  return quote + ');';
 }
 
 /** The URL string: one of the spec's servers, then a path template of the method, path parameters filled in. */
@@ -208,6 +260,14 @@ export class UrlFrame implements Frame {
   }
   canEnd(): boolean {
     return false;
+  }
+  completion(): string {
+    if (!this.param) return shortestUrl(this.compiled, this.method, this.quote, this.at);
+    let close = '';
+    if (this.value === '$') close = '{a}';
+    else if (this.value === '') close = 'x';
+    else if (this.value.startsWith('<') && !this.value.endsWith('>')) close = '>';
+    return close + shortestUrl(this.compiled, this.method, this.quote, this.param.next);
   }
 }
 

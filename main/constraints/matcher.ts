@@ -1,5 +1,5 @@
 import type { ApiSpec } from '../openapi/index.js';
-import { stackId, stepStack, type Stack } from './frames.js';
+import { stackCompletion, stackId, stepStack, type Stack } from './frames.js';
 import { CompiledSpec, FreeFrame, InvocationFrame } from './invocation.js';
 
 const compiledSpecs = new WeakMap<ApiSpec, CompiledSpec>();
@@ -62,6 +62,19 @@ export class ConstraintMatcher {
       if (!this.push(c)) return { ok: false, offset: this.consumed, reason: `${JSON.stringify(c)} cannot follow ${JSON.stringify(text.slice(Math.max(0, i - 30), i))} here` };
     }
     return { ok: true };
+  }
+
+  /**
+   * The shortest text that closes every open invocation ('' when none is open), checked by
+   * feeding it to a copy; undefined would mean a dead end, which the language must never have.
+   */
+  completion(): string | undefined {
+    if (this.isComplete()) return '';
+    const options = [...new Set(this.threads.map(stackCompletion))].sort((a, b) => a.length - b.length);
+    return options.find((text) => {
+      const copy = this.clone();
+      return copy.feed(text).ok && copy.isComplete();
+    });
   }
 
   /** True when no invocation is open: generation may end here. */

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ConstraintMatcher } from '../../main/constraints/index.js';
+import { parseDataset, type SampleDraft } from '../../main/dataset/index.js';
+import { loadSpec, type ApiSpec } from '../../main/openapi/index.js';
+import { oracleProgram } from '../../main/prompt/index.js';
+import { hasWapiiBench, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
+
+/** mulberry32: a small seeded generator, so a failing walk can be replayed. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\n'];
+
+describe.runIf(hasWapiiBench)('no dead ends (character level)', () => {
+  let samples: SampleDraft[];
+  const specs = new Map<string, ApiSpec>();
+  beforeAll(async () => {
+    const parsed = parseDataset(fs.readFileSync(WAPIIBENCH_ALL, 'utf8'), 'all.json');
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    samples = parsed.value;
+    for (const file of fs.readdirSync(WAPIIBENCH_SPECS)) {
+      const spec = await loadSpec(fs.readFileSync(path.join(WAPIIBENCH_SPECS, file), 'utf8'), file);
+      if (spec.ok) specs.set(file.replace(/\.yaml$/, ''), spec.value);
+    }
+  });
+
+  it('random walks through allowed characters can always be completed, by the shortest completion', () => {
+    const rand = random(20261122);
+    let checked = 0;
+    for (let walk = 0; walk < 2000; walk++) {
+      const sample = samples[Math.floor(rand() * samples.length)]!;
+      const { starter, program } = oracleProgram(sample, rand() < 0.5 ? 'full' : 'argument', 'single');
+      const matcher = ConstraintMatcher.create(specs.get(sample.api)!);
+      expect(matcher.feed(starter).ok).toBe(true);
+      let truth = program.slice(starter.length);
+      let typed = starter;
+      for (let step = 0; step < 80 && !(step > 0 && matcher.isComplete()); step++) {
+        const allowed = ALPHABET.filter((c) => matcher.clone().push(c));
+        expect(allowed.length, `no character allowed after ${JSON.stringify(typed.slice(-60))}`).toBeGreaterThan(0);
+        // Mostly follow the ground truth, sometimes stray onto any allowed character.
+        const next = truth[0] !== undefined && allowed.includes(truth[0]) && rand() < 0.8 ? truth[0] : allowed[Math.floor(rand() * allowed.length)]!;
+        truth = truth[0] === next ? truth.slice(1) : '';
+        expect(matcher.push(next)).toBe(true);
+        typed += next;
+        if (step % 4 === 0) {
+          const completion = matcher.completion();
+          expect(completion, `dead end after ${JSON.stringify(typed.slice(-80))}`).toBeDefined();
+          const copy = matcher.clone();
+          expect(copy.feed(completion!).ok && copy.isComplete()).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(10_000);
+  });
+});
