@@ -206,7 +206,11 @@ function shortestUrl(compiled: CompiledSpec, method: string, quote: string, from
     const [at, text] = queue.shift()!;
     const endpoint = at.endpoints[0];
     if (endpoint) return text + quote + new InvocationFrame(compiled, 'afterUrl', method, compiled.rulesOf(endpoint), '').completion();
-    for (const [ch, child] of at.literal) if (!seen.has(child)) (seen.add(child), queue.push([child, text + ch]));
+    for (const [ch, child] of at.literal) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      queue.push([child, text + ch]);
+    }
     if (at.param && !seen.has(at.param.next)) {
       seen.add(at.param.next);
       const type = at.param.parameter?.schema?.['type'];
