@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchChecks } from './checks.js';
+import { benchConstraints } from './constraints.js';
 import { benchExecution } from './execution.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -13,4 +14,5 @@ if (!fs.existsSync(path.join(wapiibench, 'dataset', 'all.json'))) {
 }
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
 await benchChecks(wapiibench);
+await benchConstraints(wapiibench);
 await benchExecution(wapiibench);
