@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConstraintMatcher } from '../../main/constraints/index.js';
-import { parseDataset, type SampleDraft } from '../../main/dataset/index.js';
-import { loadSpec, type ApiSpec } from '../../main/openapi/index.js';
+import type { SampleDraft } from '../../main/dataset/index.js';
+import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram } from '../../main/prompt/index.js';
-import { hasWapiiBench, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
+import { hasWapiiBench } from '../support/paths.js';
+import { loadWapiiBench } from '../support/wapiibench.js';
 
 /** mulberry32: a small seeded generator, so a failing walk can be replayed. */
 function random(seed: number): () => number {
@@ -21,15 +20,9 @@ const ALPHABET = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32
 
 describe.runIf(hasWapiiBench)('no dead ends (character level)', () => {
   let samples: SampleDraft[];
-  const specs = new Map<string, ApiSpec>();
+  let specs: Map<string, ApiSpec>;
   beforeAll(async () => {
-    const parsed = parseDataset(fs.readFileSync(WAPIIBENCH_ALL, 'utf8'), 'all.json');
-    if (!parsed.ok) throw new Error(parsed.error.message);
-    samples = parsed.value;
-    for (const file of fs.readdirSync(WAPIIBENCH_SPECS)) {
-      const spec = await loadSpec(fs.readFileSync(path.join(WAPIIBENCH_SPECS, file), 'utf8'), file);
-      if (spec.ok) specs.set(file.replace(/\.yaml$/, ''), spec.value);
-    }
+    ({ samples, specs } = await loadWapiiBench());
   });
 
   it('random walks through allowed characters can always be completed, by the shortest completion', () => {

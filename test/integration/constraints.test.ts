@@ -4,26 +4,20 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConstraintMatcher } from '../../main/constraints/index.js';
-import { checkSample, parseDataset, type SampleDraft } from '../../main/dataset/index.js';
-import { loadSpec, type ApiSpec } from '../../main/openapi/index.js';
+import { checkSample, type SampleDraft } from '../../main/dataset/index.js';
+import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram, type Quote, type Setup } from '../../main/prompt/index.js';
-import { hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
+import { hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_SPECS } from '../support/paths.js';
+import { loadWapiiBench } from '../support/wapiibench.js';
 
 /** Samples whose expected values contradict their spec (numbers as strings, arrays for strings, objects for strings, ...). */
 const CONTRADICTING = [7, 15, 22, 26, 27, 57, 62, 65, 109, 161, 295, 323, 384];
 
 describe.runIf(hasWapiiBench)('constraints on the 395 WAPIIBench ground truths', () => {
   let samples: SampleDraft[];
-  const specs = new Map<string, ApiSpec>();
+  let specs: Map<string, ApiSpec>;
   beforeAll(async () => {
-    const parsed = parseDataset(fs.readFileSync(WAPIIBENCH_ALL, 'utf8'), 'all.json');
-    if (!parsed.ok) throw new Error(parsed.error.message);
-    samples = parsed.value;
-    for (const file of fs.readdirSync(WAPIIBENCH_SPECS)) {
-      const spec = await loadSpec(fs.readFileSync(path.join(WAPIIBENCH_SPECS, file), 'utf8'), file);
-      if (!spec.ok) throw new Error(spec.error.message);
-      specs.set(file.replace(/\.yaml$/, ''), spec.value);
-    }
+    ({ samples, specs } = await loadWapiiBench());
   });
 
   const combos = (['full', 'argument'] as Setup[]).flatMap((setup) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [setup, quote] as const));

@@ -3,31 +3,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDataset, type SampleDraft } from '../../main/dataset/index.js';
+import type { SampleDraft } from '../../main/dataset/index.js';
 import { createExecutor } from '../../main/execution/index.js';
-import { loadSpec, type ApiSpec } from '../../main/openapi/index.js';
+import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram, type Quote, type Setup } from '../../main/prompt/index.js';
 import { scoreCodes } from '../../main/runner/index.js';
 import { Store } from '../../main/store/index.js';
 import { hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
+import { loadWapiiBench } from '../support/wapiibench.js';
 
 const run = promisify(execFile);
 const wapii = (...argv: string[]) => run(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), ...argv], { maxBuffer: 64 * 1024 * 1024 });
 
 describe.runIf(hasWapiiBench)('ground-truth programs of all 395 WAPIIBench samples', () => {
   let samples: SampleDraft[];
-  const specs = new Map<string, ApiSpec>();
+  let specs: Map<string, ApiSpec>;
   // Two sandboxes on worker threads: the pool is exercised whatever the machine's core count.
   const executor = createExecutor({ workers: 2 });
   beforeAll(async () => {
-    const parsed = parseDataset(fs.readFileSync(WAPIIBENCH_ALL, 'utf8'), 'all.json');
-    if (!parsed.ok) throw new Error(parsed.error.message);
-    samples = parsed.value;
-    for (const file of fs.readdirSync(WAPIIBENCH_SPECS)) {
-      const spec = await loadSpec(fs.readFileSync(path.join(WAPIIBENCH_SPECS, file), 'utf8'), file);
-      if (!spec.ok) throw new Error(spec.error.message);
-      specs.set(file.replace(/\.yaml$/, ''), spec.value);
-    }
+    ({ samples, specs } = await loadWapiiBench());
   });
   afterAll(() => executor[Symbol.asyncDispose]());
 
