@@ -1,3 +1,5 @@
 export { compileConstraints, ConstraintMatcher, type FeedResult } from './matcher.js';
 export type { CompiledSpec } from './invocation.js';
 export type { ObjectRule, ValueRule } from './rules.js';
+export { hasBit, TokenConstraint, tokenIndex, type TokenIndex } from './tokens.js';
+export { readGgufMetadata, vocabularyFromGguf, type Vocabulary } from './vocabulary.js';

@@ -1,6 +1,6 @@
 import type { ApiSpec } from '../openapi/index.js';
 import { stackCompletion, stackId, stepStack, type Stack } from './frames.js';
-import { CompiledSpec, FreeFrame, InvocationFrame } from './invocation.js';
+import { CompiledSpec, FreeFrame } from './invocation.js';
 
 const compiledSpecs = new WeakMap<ApiSpec, CompiledSpec>();
 
@@ -77,13 +77,18 @@ export class ConstraintMatcher {
     });
   }
 
+  /** Identifies the state: equal keys accept the same continuations (used to memoise token masks). */
+  stateKey(): string {
+    return this.threads.map(stackId).sort().join('\n');
+  }
+
+  /** True when part of `axios.` has been typed in free text (a token of raw bytes must not split it). */
+  get pending(): boolean {
+    return this.threads.some((t) => t !== null && t.parent === null && t.frame instanceof FreeFrame && t.frame.progress > 0);
+  }
+
   /** True when no invocation is open: generation may end here. */
   isComplete(): boolean {
     return this.threads.some((t) => t !== null && t.parent === null && t.frame instanceof FreeFrame);
-  }
-
-  /** True while inside an invocation (after `axios.`, before its statement ends). */
-  get active(): boolean {
-    return this.threads.every((t) => t !== null && !(t.parent === null && t.frame instanceof FreeFrame)) && this.threads.some((t) => t?.frame instanceof InvocationFrame || t?.parent !== null);
   }
 }

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ConstraintMatcher, hasBit, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../../main/constraints/index.js';
+import type { SampleDraft } from '../../main/dataset/index.js';
+import type { ApiSpec } from '../../main/openapi/index.js';
+import { oracleProgram } from '../../main/prompt/index.js';
+import { hasWapiiBench } from '../support/paths.js';
+import { hasVocabBundle, vocabFile } from '../support/vocab.js';
+import { loadWapiiBench } from '../support/wapiibench.js';
+
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const allowedTokens = (mask: Uint32Array): number[] => {
+  const ids: number[] = [];
+  mask.forEach((word, w) => {
+    for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) ids.push(w * 32 + bit);
+  });
+  return ids;
+};
+
+describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real vocabularies', () => {
+  let samples: SampleDraft[];
+  let specs: Map<string, ApiSpec>;
+  beforeAll(async () => {
+    ({ samples, specs } = await loadWapiiBench());
+  });
+
+  it.each(['qwen2', 'llama-spm'] as const)('%s: masks agree with check, and walks end by the shortest completion', (name) => {
+    const vocabulary: Vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile(name)));
+    // Every character of a shortest completion must be a token of its own, or a walk could not follow it.
+    const singles = new Map<string, number>();
+    vocabulary.text.forEach((t, id) => {
+      if (t !== null && [...t].length === 1 && !singles.has(t)) singles.set(t, id);
+    });
+    const rand = random(name === 'qwen2' ? 7 : 11);
+    let steps = 0;
+    for (let walk = 0; walk < 40; walk++) {
+      const sample = samples[Math.floor(rand() * samples.length)]!;
+      const { starter, program } = oracleProgram(sample, walk % 2 === 0 ? 'full' : 'argument', 'single');
+      const tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!));
+      expect(tokens.state.feed(starter).ok).toBe(true);
+      let truth = program.slice(starter.length);
+      for (let step = 0; step < 40 && !(step > 0 && tokens.state.isComplete()); step++) {
+        const mask = tokens.mask();
+        const allowed = allowedTokens(mask);
+        expect(allowed.length).toBeGreaterThan(0);
+        // Agreement: every allowed token passes check, and a random sample of the others fails it.
+        for (const id of allowed.filter(() => rand() < 200 / allowed.length)) expect(tokens.check(id), `token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(true);
+        for (let i = 0; i < 200; i++) {
+          const id = Math.floor(rand() * vocabulary.text.length);
+          expect(tokens.check(id), `token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(hasBit(mask, id));
+        }
+        // Follow the ground truth by its longest allowed token most of the time; else a random allowed token.
+        const follow = allowed.filter((id) => vocabulary.text[id] && truth.startsWith(vocabulary.text[id]!)).sort((a, b) => vocabulary.text[b]!.length - vocabulary.text[a]!.length)[0];
+        const pick = follow !== undefined && rand() < 0.75 ? follow : allowed[Math.floor(rand() * allowed.length)]!;
+        const text = vocabulary.text[pick] ?? '';
+        truth = truth.startsWith(text) && text !== '' ? truth.slice(text.length) : '';
+        expect(tokens.advance(pick)).toBe(true);
+        steps++;
+      }
+      const completion = tokens.state.completion();
+      expect(completion).toBeDefined();
+      for (const ch of completion!) {
+        const id = singles.get(ch);
+        expect(id, `no single-character token for ${JSON.stringify(ch)}`).toBeDefined();
+        expect(tokens.advance(id!)).toBe(true);
+      }
+      expect(tokens.state.isComplete()).toBe(true);
+      const eos = vocabulary.eos[0]!;
+      expect(tokens.check(eos)).toBe(true);
+    }
+    expect(steps).toBeGreaterThan(400);
+  }, 600_000);
+
+  it('forbids end of generation while an invocation is open', () => {
+    const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile('llama-spm')));
+    const tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get('slack')!));
+    tokens.state.feed("// x\nconst axios = require('axios');\n\naxios.get(");
+    expect(tokens.check(vocabulary.eos[0]!)).toBe(false);
+    expect(hasBit(tokens.mask(), vocabulary.eos[0]!)).toBe(false);
+  });
+});
