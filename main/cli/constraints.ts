@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { unwrap } from '../api/result.js';
-import { ConstraintMatcher } from '../constraints/index.js';
+import { ConstraintMatcher, exportGbnf } from '../constraints/index.js';
 import { loadSpec } from '../openapi/index.js';
 import { readFileInput } from './files.js';
 import type { CliIo } from './program.js';
@@ -34,5 +34,13 @@ export function registerConstraintCommands(program: Command, io: CliIo): void {
       });
       if (opts.json) io.stdout(JSON.stringify(results, null, 2) + '\n');
       else for (const r of results) io.stdout(r.accepted ? `${path.basename(r.file)}: accepted\n` : `${path.basename(r.file)}: rejected at offset ${r.offset}: ${r.reason}\n`);
+    });
+  constraints
+    .command('gbnf')
+    .description('print the constraints as a GBNF grammar for llama.cpp (a relaxation: see its header)')
+    .requiredOption('--spec <file>', 'OpenAPI spec (YAML or JSON)')
+    .action(async (opts: { spec: string }) => {
+      const specFile = unwrap(readFileInput(opts.spec));
+      io.stdout(exportGbnf(unwrap(await loadSpec(specFile.content, specFile.filename))));
     });
 }

@@ -3,3 +3,4 @@ export type { CompiledSpec } from './invocation.js';
 export type { ObjectRule, ValueRule } from './rules.js';
 export { hasBit, TokenConstraint, tokenIndex, type TokenIndex } from './tokens.js';
 export { readGgufMetadata, vocabularyFromGguf, type Vocabulary } from './vocabulary.js';
+export { exportGbnf } from './gbnf.js';

@@ -1,0 +1,135 @@
+import type { CompiledSpec } from './invocation.js';
+import type { ObjectRule, ValueRule } from './rules.js';
+import type { ApiSpec, Endpoint } from '../openapi/index.js';
+import { compileConstraints } from './matcher.js';
+
+const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar, vLLM), exported by WAPII Workbench.
+# It accepts the completion after the starter code \`axios.\` (full completion): one invocation,
+# then free text. It is a relaxation of the workbench's own constraint language, because GBNF has
+# no set semantics: object keys may repeat and required keys are not enforced, arrays have no item
+# limit, and text after the first statement is free (a later \`axios.\` call is not checked).
+`;
+
+/** A GBNF string literal. */
+const lit = (text: string): string => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}"`;
+const QUOTES = ["'", '"', '`'] as const;
+const IDENT_NAME = /^[A-Za-z_$][\w$]*$/;
+
+class GrammarWriter {
+  private readonly rules = new Map<string, string>();
+  private readonly ruleNames = new WeakMap<object, string>();
+  private counter = 0;
+
+  constructor(private readonly compiled: CompiledSpec) {
+    this.add('ws', '[ \\t\\n\\r]*');
+    this.add('rest', '[^\\x00]*');
+    this.add('term', '";" | ".then(" | ".catch(" | ".finally("');
+    this.add('ident', '[A-Za-z_$] [A-Za-z0-9_$]* ( "." [A-Za-z_$] [A-Za-z0-9_$]* | "(" bal ")" | "[" bal "]" )*');
+    this.add('bal', `( [^()\\[\\]{}'"\`] | "(" bal ")" | "[" bal "]" | "{" bal "}" | str )*`);
+    this.add('str', `"'" ( [^'\\\\\\n] | "\\\\" [^\\x00] )* "'" | "\\"" ( [^"\\\\\\n] | "\\\\" [^\\x00] )* "\\"" | "\`" ( [^\`\\\\] | "\\\\" [^\\x00] )* "\`"`);
+    this.add('num', '"-"? [0-9]+ ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?');
+    this.add('int', '"-"? [0-9]+');
+    this.add('bool', '"true" | "false"');
+    this.add('null', '"null"');
+    this.add('any', 'str | num | bool | null | ident | anyobj | anyarr');
+    this.add('anyobj', '"{" ws ( anypair ( ws "," ws anypair )* ws ","? )? ws "}"');
+    this.add('anypair', '( [A-Za-z_$] [A-Za-z0-9_$]* | str ) ws ":" ws any');
+    this.add('anyarr', '"[" ws ( any ( ws "," ws any )* ws ","? )? ws "]"');
+  }
+
+  private add(name: string, body: string): string {
+    this.rules.set(name, body);
+    return name;
+  }
+
+  private fresh(prefix: string): string {
+    return `${prefix}${this.counter++}`;
+  }
+
+  /** A key in any of its spellings: bare where it is an identifier, or quoted. */
+  private key(name: string): string {
+    const quoted = [`"'" ${lit(name)} "'"`, `"\\"" ${lit(name)} "\\""`];
+    return `( ${IDENT_NAME.test(name) ? `${lit(name)} | ` : ''}${quoted.join(' | ')} )`;
+  }
+
+  value(rule: ValueRule): string {
+    const cached = this.ruleNames.get(rule);
+    if (cached) return cached;
+    const name = this.fresh('v');
+    this.ruleNames.set(rule, name);
+    this.add(name, `${this.literal(rule)} | ident`);
+    return name;
+  }
+
+  private literal(rule: ValueRule): string {
+    switch (rule.kind) {
+      case 'any':
+        return 'any';
+      case 'string':
+        return rule.enum ? rule.enum.flatMap((e) => QUOTES.map((q) => lit(q + e + q))).join(' | ') : 'str';
+      case 'number':
+        return 'num';
+      case 'integer':
+        return 'int';
+      case 'boolean':
+        return 'bool';
+      case 'null':
+        return 'null';
+      case 'array': {
+        const item = this.value(rule.items);
+        return `"[" ws ( ${item} ( ws "," ws ${item} )* ws ","? )? ws "]"`;
+      }
+      case 'object':
+        return this.object(rule);
+      case 'union':
+        return rule.options.map((o) => `( ${this.literal(o)} )`).join(' | ');
+    }
+  }
+
+  object(rule: ObjectRule): string {
+    const pairs = rule.keys.map((k) => `${this.key(k)} ws ":" ws ${this.value(rule.rules.get(k)!)}`);
+    if (rule.additional) pairs.push(`( [A-Za-z_$] [A-Za-z0-9_$]* | str ) ws ":" ws ${this.value(rule.additional)}`);
+    if (pairs.length === 0) return '"{" ws "}"';
+    const pair = this.add(this.fresh('pair'), pairs.join(' | '));
+    return `"{" ws ( ${pair} ( ws "," ws ${pair} )* ws ","? )? ws "}"`;
+  }
+
+  /** The URL in one quote style: a server, then the path with `{param}` segments as values. */
+  private url(endpoint: Endpoint, quote: string): string {
+    const seg = quote === '`' ? 'pbt' : quote === "'" ? 'psq' : 'pdq';
+    if (!this.rules.has(seg)) {
+      const chars = `A-Za-z0-9\\-._~!$&()*+,;=:@%<>${quote === "'" ? '"' : "'"}`;
+      this.add(seg, quote === '`' ? `( [${chars}] | "\${" bal "}" )+` : `[${chars}]+`);
+    }
+    const servers = this.compiled.spec.servers.map(lit).join(' | ');
+    const path = endpoint.path
+      .split(/(\{[^}]+\})/)
+      .filter((p) => p !== '')
+      .map((p) => (/^\{[^}]+\}$/.test(p) ? seg : lit(p)))
+      .join(' ');
+    return `${lit(quote)} ( ${servers} ) ${path} ${lit(quote)}`;
+  }
+
+  endpoint(endpoint: Endpoint): string {
+    const r = this.compiled.rulesOf(endpoint);
+    const urls = QUOTES.map((q) => `( ${this.url(endpoint, q)} )`).join(' | ');
+    const config = r.config ? this.object(r.config) : undefined;
+    const configPart = config ? (r.configRequired ? ` ws "," ws ${config}` : ` ( ws "," ws ${config} )?`) : '';
+    const args = r.hasDataArgument ? ` ws "," ws ${this.value(r.data)}${configPart}` : configPart;
+    return this.add(this.fresh('call'), `( ${urls} )${args} ws ( "," ws )? ")"`);
+  }
+
+  write(spec: ApiSpec): string {
+    const methods = this.compiled.methods.map((method) => {
+      const calls = spec.endpoints.filter((e) => e.method === method).map((e) => this.endpoint(e));
+      return this.add(`m-${method}`, `${lit(method)} ws "(" ws ( ${calls.join(' | ')} ) ws term`);
+    });
+    const root = `root ::= ( ${methods.join(' | ')} ) rest`;
+    return HEADER + [root, ...[...this.rules].map(([name, body]) => `${name} ::= ${body}`)].join('\n') + '\n';
+  }
+}
+
+/** The spec's constraint language as a GBNF grammar (a relaxation; the header says how). */
+export function exportGbnf(spec: ApiSpec): string {
+  return new GrammarWriter(compileConstraints(spec)).write(spec);
+}
