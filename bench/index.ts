@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchChecks } from './checks.js';
-import { benchConstraints } from './constraints.js';
+import { benchConstraints, benchTokenConstraints } from './constraints.js';
+import { nativeGrammar } from './native.js';
+import { vocabFile } from '../test/support/vocab.js';
 import { benchExecution } from './execution.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -15,4 +17,5 @@ if (!fs.existsSync(path.join(wapiibench, 'dataset', 'all.json'))) {
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
 await benchChecks(wapiibench);
 await benchConstraints(wapiibench);
+await benchTokenConstraints(wapiibench, vocabFile('qwen2'), nativeGrammar);
 await benchExecution(wapiibench);
