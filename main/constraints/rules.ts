@@ -1,5 +1,4 @@
-import { specInternals } from '../openapi/build.js';
-import type { ApiSpec, Endpoint, JsonSchema } from '../openapi/index.js';
+import { specDocument, type ApiSpec, type Endpoint, type JsonSchema } from '../openapi/index.js';
 
 /**
  * The value language of constraints.md, compiled from JSON Schema: what literal may stand where.
@@ -42,10 +41,10 @@ export function objectRule(entries: readonly (readonly [string, ValueRule, boole
 /** Compiles schemas of one spec; `$ref`s left by dereferencing (recursion) resolve through the document. */
 export class RuleCompiler {
   private readonly cache = new Map<object, ValueRule>();
-  private readonly doc: Obj;
+  private readonly doc: Readonly<Obj>;
 
   constructor(spec: ApiSpec) {
-    this.doc = specInternals(spec).raw;
+    this.doc = specDocument(spec);
   }
 
   private follow(schema: unknown): unknown {

@@ -27,6 +27,9 @@ export interface SpecInternals {
   readonly origins: WeakMap<object, string>;
 }
 const internals = new WeakMap<ApiSpec, SpecInternals>();
+
+/** The document as written (`$ref`s intact), for code that must follow a reference the model left in place. */
+export const specDocument = (spec: ApiSpec): Readonly<Obj> => specInternals(spec).raw;
 export function specInternals(spec: ApiSpec): SpecInternals {
   const found = internals.get(spec);
   if (!found) throw new Error('bug: ApiSpec was not built by buildSpec');
