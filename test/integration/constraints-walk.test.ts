@@ -4,17 +4,8 @@ import type { SampleDraft } from '../../main/dataset/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram } from '../../main/prompt/index.js';
 import { hasWapiiBench } from '../support/paths.js';
+import { seededRandom } from '../support/random.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
-
-/** mulberry32: a small seeded generator, so a failing walk can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ALPHABET = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\n'];
 
@@ -26,7 +17,7 @@ describe.runIf(hasWapiiBench)('no dead ends (character level)', () => {
   });
 
   it('random walks through allowed characters can always be completed, by the shortest completion', () => {
-    const rand = random(20261122);
+    const rand = seededRandom(20261122);
     let checked = 0;
     for (let walk = 0; walk < 2000; walk++) {
       const sample = samples[Math.floor(rand() * samples.length)]!;

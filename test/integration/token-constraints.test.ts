@@ -5,17 +5,9 @@ import type { SampleDraft } from '../../main/dataset/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram } from '../../main/prompt/index.js';
 import { hasWapiiBench } from '../support/paths.js';
+import { seededRandom } from '../support/random.js';
 import { hasVocabBundle, vocabFile } from '../support/vocab.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
-
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const allowedTokens = (mask: Uint32Array): number[] => {
   const ids: number[] = [];
@@ -39,7 +31,7 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
     vocabulary.text.forEach((t, id) => {
       if (t !== null && [...t].length === 1 && !singles.has(t)) singles.set(t, id);
     });
-    const rand = random(name === 'qwen2' ? 7 : 11);
+    const rand = seededRandom(name === 'qwen2' ? 7 : 11);
     let steps = 0;
     for (let walk = 0; walk < 40; walk++) {
       const sample = samples[Math.floor(rand() * samples.length)]!;
