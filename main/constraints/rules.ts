@@ -1,4 +1,4 @@
-import { specDocument, type ApiSpec, type Endpoint, type JsonSchema } from '../openapi/index.js';
+import { followLocalRef, mergeAllOf, specDocument, type ApiSpec, type Endpoint, type JsonSchema } from '../openapi/index.js';
 
 /**
  * The value language of constraints.md, compiled from JSON Schema: what literal may stand where.
@@ -48,10 +48,7 @@ export class RuleCompiler {
   }
 
   private follow(schema: unknown): unknown {
-    if (!isObj(schema) || typeof schema['$ref'] !== 'string' || !schema['$ref'].startsWith('#/')) return schema;
-    let node: unknown = this.doc;
-    for (const part of schema['$ref'].slice(2).split('/')) node = isObj(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-    return node ?? {};
+    return followLocalRef(this.doc, schema) ?? {};
   }
 
   compile(schema: JsonSchema | undefined, depth = 0): ValueRule {
@@ -84,7 +81,7 @@ export class RuleCompiler {
       const alts = s[key];
       if (Array.isArray(alts) && alts.length > 0) return wrap({ kind: 'union', options: alts.map((a) => this.compile(a as JsonSchema, depth + 1)) });
     }
-    if (Array.isArray(s['allOf'])) return this.build(this.flattenAllOf(s), depth);
+    if (Array.isArray(s['allOf'])) return this.build(mergeAllOf(s, 0, (p) => this.follow(p)), depth);
     const type = s['type'];
     if (Array.isArray(type)) {
       return wrap({ kind: 'union', options: type.map((t) => this.build({ ...s, type: t }, depth)) });
@@ -108,24 +105,6 @@ export class RuleCompiler {
         if (isObj(s['properties'])) return wrap(this.objectOf(s, depth));
         return ANY;
     }
-  }
-
-  /** `allOf` members (nested ones too) merged into one schema: properties, required keys, type. */
-  private flattenAllOf(s: Obj, guard = 0): Obj {
-    const properties: Obj = {};
-    const required: string[] = [];
-    let type: unknown;
-    let additional: unknown;
-    const parts = [...(Array.isArray(s['allOf']) ? s['allOf'] : []).map((p) => this.follow(p)), { ...s, allOf: undefined }];
-    for (const raw of parts) {
-      if (!isObj(raw)) continue;
-      const part = Array.isArray(raw['allOf']) && guard < 8 ? this.flattenAllOf(raw, guard + 1) : raw;
-      if (isObj(part['properties'])) Object.assign(properties, part['properties']);
-      if (Array.isArray(part['required'])) required.push(...part['required'].filter((r): r is string => typeof r === 'string'));
-      type ??= part['type'];
-      additional ??= part['additionalProperties'];
-    }
-    return { type: type ?? 'object', properties, required, ...(additional !== undefined ? { additionalProperties: additional } : {}), ...(s['nullable'] ? { nullable: true } : {}) };
   }
 
   private objectOf(s: Obj, depth: number): ObjectRule {

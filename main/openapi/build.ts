@@ -38,9 +38,9 @@ export function specInternals(spec: ApiSpec): SpecInternals {
 
 /**
  * Follows a local `$ref` that dereferencing left in place (every `$ref` on a cycle stays a
- * `$ref` under circular: 'ignore') to the object it points at in the dereferenced document.
+ * `$ref` under circular: 'ignore') to the object it points at in `doc`; anything else is returned as is.
  */
-function follow(doc: Obj, node: unknown): unknown {
+export function followLocalRef(doc: Readonly<Obj>, node: unknown): unknown {
   for (let hops = 0; hops < 16 && isObj(node) && typeof node['$ref'] === 'string' && node['$ref'].startsWith('#/'); hops++) {
     let target: unknown = doc;
     for (const raw of node['$ref'].slice(2).split('/')) {
@@ -213,7 +213,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
   if (external) {
     return fail('bad_input', `${options.filename}: unresolved $ref "${external}": only references inside the document are supported; bundle the spec into one file`);
   }
-  const resolve: Resolve = (node) => follow(doc, node);
+  const resolve: Resolve = (node) => followLocalRef(doc, node);
   const info = isObj(doc['info']) ? doc['info'] : {};
   const globalSecurity = securityNames(doc['security']);
   const endpoints: Endpoint[] = [];

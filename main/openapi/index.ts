@@ -27,4 +27,4 @@ export {
   type ResolvedRequest,
 } from './match.js';
 export { validateValue, type ValueProblem } from './validate.js';
-export { specDocument } from './build.js';
+export { followLocalRef, mergeAllOf, specDocument } from './build.js';
