@@ -38,6 +38,21 @@ export function readSpecDir(dir: string): Result<FileInput[]> {
   return ok(files);
 }
 
+/** `0007.js` or the reference's `0007_code.js`, by the sample's position in the dataset file. */
+export function readCodeDir(dir: string): Result<Map<number, string>> {
+  const codes = new Map<number, string>();
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      const match = /^(\d+)(?:_code)?\.js$/.exec(name);
+      if (match?.[1]) codes.set(Number(match[1]), fs.readFileSync(path.join(dir, name), 'utf8'));
+    }
+  } catch (error) {
+    return fail('bad_input', `cannot read code folder ${dir}: ${reason(error)}`);
+  }
+  if (codes.size === 0) return fail('bad_input', `code folder ${dir} holds no NNNN.js or NNNN_code.js file`);
+  return ok(codes);
+}
+
 export function writeFiles(target: string, files: Record<string, string>): Result<string[]> {
   const entries = Object.entries(files);
   try {

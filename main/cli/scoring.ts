@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
@@ -9,26 +8,9 @@ import { oracleProgram, type CallStyle, type Quote, type Setup } from '../prompt
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
-import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import { readCodeDir, readFileInput, readSpecDir, writeFiles } from './files.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
-
-/** `0007.js` or the reference's `0007_code.js`, by the sample's position in the dataset file. */
-function readCodes(dir: string): Map<number, string> {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (error) {
-    throw new WapiiError('bad_input', `cannot read code folder ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`);
-  }
-  const codes = new Map<number, string>();
-  for (const name of names) {
-    const match = /^(\d+)(?:_code)?\.js$/.exec(name);
-    if (match?.[1]) codes.set(Number(match[1]), fs.readFileSync(path.join(dir, name), 'utf8'));
-  }
-  if (codes.size === 0) throw new WapiiError('bad_input', `code folder ${dir} holds no NNNN.js or NNNN_code.js file`);
-  return codes;
-}
 
 const percent = (v: number): string => `${(v * 100).toFixed(1)}%`;
 
@@ -68,7 +50,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       const timeoutMs = Number(opts.timeout);
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new WapiiError('bad_input', `--timeout must be a positive number of milliseconds, not "${opts.timeout}"`);
       const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(readSpecDir(opts.specs))));
-      const codes = readCodes(opts.codes);
+      const codes = unwrap(readCodeDir(opts.codes));
       const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config })).filter((s) => !opts.api || s.api === opts.api);
       if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
