@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { compileConstraints, ConstraintMatcher } from '../main/constraints/index.js';
+import { compileConstraints, ConstraintMatcher, exportGbnf, TokenConstraint, vocabularyFromGguf } from '../main/constraints/index.js';
 import { parseDataset } from '../main/dataset/index.js';
 import { loadSpec, type ApiSpec } from '../main/openapi/index.js';
 import { oracleProgram } from '../main/prompt/index.js';
@@ -11,7 +11,7 @@ import { fmt, percentiles } from './stats.js';
  * URL tries and endpoint rules, which are otherwise built lazily) and the cost of one character
  * along every ground-truth completion, with and without the copy a token check makes first.
  */
-export async function benchConstraints(wapiibench: string): Promise<void> {
+export async function benchConstraints(wapiibench: string): Promise<Map<string, ApiSpec>> {
   const specs = new Map<string, ApiSpec>();
   console.log('\n## Constraints: character-level matcher\n');
   console.log('| spec | endpoints | compile ms |');
@@ -56,7 +56,8 @@ export async function benchConstraints(wapiibench: string): Promise<void> {
   console.log('|---|---|---|---|');
   console.log(`| push | ${fmt(a.p50)} | ${fmt(a.p99)} | ${fmt(a.max, 0)} |`);
   console.log(`| clone + push (a check) | ${fmt(b.p50)} | ${fmt(b.p99)} | ${fmt(b.max, 0)} |`);
-  console.log(`\n${perChar.length} characters. Token-level check/mask and the llama.cpp GBNF baseline are not measured yet.`);
+  console.log(`\n${perChar.length} characters.`);
+  return specs;
 }
 
 /**
@@ -64,15 +65,9 @@ export async function benchConstraints(wapiibench: string): Promise<void> {
  * (151,936 tokens): our check and full mask per token, and llama.cpp's native grammar engine on
  * the exported GBNF (node-llama-cpp, vocabulary-only model) as the side-by-side baseline.
  */
-export async function benchTokenConstraints(wapiibench: string, vocabPath: string, loadModel: (file: string) => Promise<NativeGrammar>): Promise<void> {
-  const { TokenConstraint, vocabularyFromGguf, exportGbnf } = await import('../main/constraints/index.js');
+export async function benchTokenConstraints(wapiibench: string, specs: ReadonlyMap<string, ApiSpec>, vocabPath: string, loadModel: (file: string) => Promise<NativeGrammar>): Promise<void> {
   const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabPath));
   const native = await loadModel(vocabPath);
-  const specs = new Map<string, ApiSpec>();
-  for (const file of fs.readdirSync(path.join(wapiibench, 'specs')).sort()) {
-    const loaded = await loadSpec(fs.readFileSync(path.join(wapiibench, 'specs', file), 'utf8'), file);
-    if (loaded.ok) specs.set(file.replace(/\.ya?ml$/, ''), loaded.value);
-  }
   const grammars = new Map<string, unknown>();
   for (const [api, spec] of specs) grammars.set(api, await native.grammar(exportGbnf(spec)));
   const parsed = parseDataset(fs.readFileSync(path.join(wapiibench, 'dataset', 'all.json'), 'utf8'), 'all.json');

@@ -16,6 +16,6 @@ if (!fs.existsSync(path.join(wapiibench, 'dataset', 'all.json'))) {
 }
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
 await benchChecks(wapiibench);
-await benchConstraints(wapiibench);
-await benchTokenConstraints(wapiibench, vocabFile('qwen2'), nativeGrammar);
+const specs = await benchConstraints(wapiibench);
+await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
 await benchExecution(wapiibench);

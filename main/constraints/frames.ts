@@ -19,7 +19,8 @@ export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
 const IDENT_START = /[A-Za-z_$]/;
 const IDENT = /[\w$]/;
-const IDENTIFIER_NAME = /^[A-Za-z_$][\w$]*$/;
+/** A key that may be written bare. */
+export const IDENTIFIER_NAME = /^[A-Za-z_$][\w$]*$/;
 export const QUOTES = new Set(["'", '"', '`']);
 
 /** Feeds one character to a stack: the top frame's own steps, plus its parent's when it may end here. */

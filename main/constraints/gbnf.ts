@@ -1,6 +1,7 @@
 import type { CompiledSpec } from './invocation.js';
 import type { ObjectRule, ValueRule } from './rules.js';
 import type { ApiSpec, Endpoint } from '../openapi/index.js';
+import { IDENTIFIER_NAME } from './frames.js';
 import { compileConstraints } from './matcher.js';
 
 const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar, vLLM), exported by WAPII Workbench.
@@ -13,7 +14,6 @@ const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar
 /** A GBNF string literal. */
 const lit = (text: string): string => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}"`;
 const QUOTES = ["'", '"', '`'] as const;
-const IDENT_NAME = /^[A-Za-z_$][\w$]*$/;
 
 class GrammarWriter {
   private readonly rules = new Map<string, string>();
@@ -49,7 +49,7 @@ class GrammarWriter {
   /** A key in any of its spellings: bare where it is an identifier, or quoted. */
   private key(name: string): string {
     const quoted = [`"'" ${lit(name)} "'"`, `"\\"" ${lit(name)} "\\""`];
-    return `( ${IDENT_NAME.test(name) ? `${lit(name)} | ` : ''}${quoted.join(' | ')} )`;
+    return `( ${IDENTIFIER_NAME.test(name) ? `${lit(name)} | ` : ''}${quoted.join(' | ')} )`;
   }
 
   value(rule: ValueRule): string {

@@ -5,7 +5,7 @@ import { getLlama, LlamaGrammarEvaluationState, type Llama, type LlamaGrammar, t
  * a text, token by token, as a constrained sampler would see it? node-llama-cpp keeps the
  * per-token check internal (its sampler binding), so this reaches for it directly.
  */
-interface GrammarBinding {
+export interface GrammarBinding {
   canBeNextTokenForGrammarEvaluationState(state: unknown, token: number): boolean;
   acceptGrammarEvaluationStateToken(state: unknown, token: number): void;
 }
@@ -16,9 +16,14 @@ export async function loadVocabModel(file: string): Promise<{ llama: Llama; mode
   return { llama, model };
 }
 
+export const grammarBinding = (llama: Llama): GrammarBinding => (llama as unknown as { _bindings: { AddonSampler: GrammarBinding } })._bindings.AddonSampler;
+
+/** A fresh evaluation state of a grammar, as the binding takes it. */
+export const grammarState = (model: LlamaModel, grammar: LlamaGrammar): unknown => (new LlamaGrammarEvaluationState({ model, grammar }) as unknown as { _state: unknown })._state;
+
 export function grammarAccepts(llama: Llama, model: LlamaModel, grammar: LlamaGrammar, text: string): boolean {
-  const binding = (llama as unknown as { _bindings: { AddonSampler: GrammarBinding } })._bindings.AddonSampler;
-  const state = (new LlamaGrammarEvaluationState({ model, grammar }) as unknown as { _state: unknown })._state;
+  const binding = grammarBinding(llama);
+  const state = grammarState(model, grammar);
   for (const token of model.tokenize(text)) {
     if (!binding.canBeNextTokenForGrammarEvaluationState(state, token)) return false;
     binding.acceptGrammarEvaluationStateToken(state, token);
