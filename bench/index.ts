@@ -14,8 +14,13 @@ if (!fs.existsSync(path.join(wapiibench, 'dataset', 'all.json'))) {
   console.error(`bench: the WAPIIBench data is not at ${wapiibench}; set WAPIIBENCH to its folder`);
   process.exit(1);
 }
+// `npm run bench -- tokens execution` runs only the named sections.
+const only = process.argv.slice(2);
+const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
-await benchChecks(wapiibench);
-const specs = await benchConstraints(wapiibench);
-await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
-await benchExecution(wapiibench);
+if (wanted('checks')) await benchChecks(wapiibench);
+if (wanted('constraints') || wanted('tokens')) {
+  const specs = await benchConstraints(wapiibench);
+  if (wanted('tokens')) await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
+}
+if (wanted('execution')) await benchExecution(wapiibench);

@@ -12,6 +12,44 @@ export interface Frame {
   completion(): string;
   /** Identifies equal states, so threads that converge are kept once. */
   readonly id: string;
+  /**
+   * A class of characters any sequence of which this frame accepts without ending (string
+   * contents, identifier characters, free text): the token mask takes every token whose rest
+   * lies in it without walking the trie. Undefined where no such class pays off.
+   */
+  openClass?(): CharClass | undefined;
+  /**
+   * True when the frame itself takes no character beyond ASCII next (a frame that may end also
+   * hands the character to its parent, which answers for itself). Absent means it might: the
+   * token mask then looks at all 17,000 first characters of a vocabulary instead of 128.
+   */
+  asciiOnly?(): boolean;
+}
+
+const isAscii = (c: string): boolean => c.charCodeAt(0) < 128;
+/** True when no option continuing `text` goes on with a character beyond ASCII. */
+export const asciiNext = (options: readonly string[], text: string): boolean =>
+  options.every((o) => !o.startsWith(text) || o.length === text.length || isAscii(o[text.length]!));
+
+/**
+ * A character class given by its complement (the exits). `key` names it for caching; `stable`
+ * says the frame's state is unchanged by the class's characters, so two tokens whose texts
+ * agree from their first exit on are allowed alike.
+ */
+export interface CharClass {
+  readonly key: string;
+  readonly exits: (c: string) => boolean;
+  readonly stable: boolean;
+  /** For a class stable only in some contexts: all its characters, to try one by one. */
+  readonly probe?: string;
+}
+
+const classes = new Map<string, CharClass>();
+/** One instance per key, so per-class tables are built once. */
+export function charClass(key: string, exits: (c: string) => boolean, stable: boolean, probe?: string): CharClass {
+  let cls = classes.get(key);
+  if (!cls) classes.set(key, (cls = probe === undefined ? { key, exits, stable } : { key, exits, stable, probe }));
+  return cls;
 }
 export type Stack = { readonly frame: Frame; readonly parent: Stack } | null;
 
@@ -19,9 +57,11 @@ export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
 const IDENT_START = /[A-Za-z_$]/;
 const IDENT = /[\w$]/;
+const IDENT_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$';
 /** A key that may be written bare. */
 export const IDENTIFIER_NAME = /^[A-Za-z_$][\w$]*$/;
 export const QUOTES = new Set(["'", '"', '`']);
+const BRACKETS = new Set(['(', ')', '[', ']', '{', '}']);
 
 /** Feeds one character to a stack: the top frame's own steps, plus its parent's when it may end here. */
 export function stepStack(stack: Stack, c: string, out: Stack[]): void {
@@ -76,6 +116,9 @@ export class WordFrame implements Frame {
   get id(): string {
     return `w${this.word}${this.pos}`;
   }
+  asciiOnly(): boolean {
+    return true;
+  }
   step(c: string, parent: Stack): Stack[] {
     return this.word[this.pos] === c ? [push(new WordFrame(this.word, this.pos + 1), parent)] : [];
   }
@@ -97,7 +140,18 @@ export class StringFrame implements Frame {
     readonly closed: boolean,
   ) {}
   get id(): string {
-    return `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options ? this.text : ''}`;
+    // A backtick string remembers a trailing `$` (the start of `${`); otherwise only enums need the text.
+    return `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options || this.text === '$' ? this.text : ''}`;
+  }
+  asciiOnly(): boolean {
+    return this.closed || (this.options !== null && asciiNext(this.options, this.text));
+  }
+  openClass(): CharClass | undefined {
+    if (this.closed || this.escape || this.options || this.text === '$') return undefined;
+    const q = this.quote;
+    return q === '`'
+      ? charClass('s`', (c) => c === '`' || c === '\\' || c === '$', true)
+      : charClass(`s${q}`, (c) => c === q || c === '\\' || c === '\n', true);
   }
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
@@ -134,6 +188,9 @@ export class NumberFrame implements Frame {
   ) {}
   get id(): string {
     return `n${this.integer ? 'i' : ''}${this.state}`;
+  }
+  asciiOnly(): boolean {
+    return true;
   }
   step(c: string, parent: Stack): Stack[] {
     const digit = c >= '0' && c <= '9';
@@ -176,6 +233,15 @@ export class BalancedFrame implements Frame {
   get id(): string {
     return `b${this.close}${this.depth}${this.inString ?? ''}${this.escaped ? 'e' : ''}${this.done ? 'd' : ''}`;
   }
+  asciiOnly(): boolean {
+    return this.done;
+  }
+  openClass(): CharClass | undefined {
+    if (this.done || this.escaped) return undefined;
+    const q = this.inString;
+    if (q) return charClass(`b${q}`, (c) => c === q || c === '\\', true);
+    return charClass('b', (c) => QUOTES.has(c) || BRACKETS.has(c), true);
+  }
   step(c: string, parent: Stack): Stack[] {
     if (this.done) return [];
     const next = (depth: number, inString: string | null, escaped = false, done = false): Stack[] => [push(new BalancedFrame(this.close, depth, inString, escaped, done), parent)];
@@ -208,6 +274,13 @@ export class IdentifierFrame implements Frame {
   get id(): string {
     return `i${this.state}`;
   }
+  asciiOnly(): boolean {
+    return true;
+  }
+  openClass(): CharClass | undefined {
+    // Stable only where the parent takes no identifier character: an identifier may end anywhere.
+    return this.state === 'ident' ? charClass('i', (c) => !IDENT.test(c), false, IDENT_CHARS) : undefined;
+  }
   step(c: string, parent: Stack): Stack[] {
     if (this.state === 'dot') return IDENT_START.test(c) ? [push(new IdentifierFrame('ident'), parent)] : [];
     if (IDENT.test(c)) return [push(this, parent)];
@@ -231,6 +304,9 @@ export class ValueFrame implements Frame {
   constructor(readonly rule: ValueRule) {}
   get id(): string {
     return `v${ruleId(this.rule)}`;
+  }
+  asciiOnly(): boolean {
+    return true;
   }
   step(c: string, parent: Stack): Stack[] {
     if (isWs(c)) return [push(this, parent)];
@@ -301,6 +377,9 @@ export class ArrayFrame implements Frame {
   get id(): string {
     return `a${ruleId(this.rule)}.${this.count}.${this.state}`;
   }
+  asciiOnly(): boolean {
+    return true;
+  }
   step(c: string, parent: Stack): Stack[] {
     if (this.state === 'closed') return [];
     if (isWs(c)) return [push(this, parent)];
@@ -335,6 +414,17 @@ export class ObjectFrame implements Frame {
   }
   get id(): string {
     return `o${ruleId(this.rule)}.${this.seen}.${this.state}.${this.keyQuote ?? ''}${this.keyText}`;
+  }
+  asciiOnly(): boolean {
+    if (this.state !== 'inKey' || !this.keyQuote) return true;
+    return !this.rule.additional && asciiNext(this.rule.keys, this.keyText);
+  }
+  openClass(): CharClass | undefined {
+    // An open object's quoted key takes any text (not stable: a declared key's name means its own rule).
+    const q = this.keyQuote;
+    if (this.state !== 'inKey' || !this.rule.additional) return undefined;
+    if (!q) return charClass('k', (c) => !IDENT.test(c), false);
+    return charClass(`k${q}`, (c) => c === q || c === '\n' || c === '\\', false);
   }
   private with(state: ObjectFrame['state'], keyQuote: string | null = null, keyText = '', seen = this.seen): ObjectFrame {
     return new ObjectFrame(this.rule, seen, state, keyQuote, keyText);

@@ -1,5 +1,5 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
-import { BalancedFrame, isWs, minimalValue, ObjectFrame, push, ValueFrame, type Frame, type Stack } from './frames.js';
+import { asciiNext, BalancedFrame, charClass, isWs, minimalValue, ObjectFrame, push, ValueFrame, type CharClass, type Frame, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
 
 /** A character trie over `server + path template`; `{param}` segments are edges of their own. */
@@ -78,6 +78,10 @@ export class FreeFrame implements Frame {
   get id(): string {
     return `f${this.progress}${this.afterIdent ? 'i' : ''}`;
   }
+  openClass(): CharClass {
+    // Free text takes anything; only a `.` can complete `axios.` and open an invocation.
+    return charClass('f', (c) => c === '.', false);
+  }
   step(c: string, parent: Stack): Stack[] {
     const WORD = 'axios.';
     if (!(this.progress === 0 && this.afterIdent) && WORD[this.progress] === c) {
@@ -109,6 +113,9 @@ export class InvocationFrame implements Frame {
   ) {}
   get id(): string {
     return `I${this.stage}.${this.method}.${this.rules ? this.rules.endpoint.path : ''}.${this.text}`;
+  }
+  asciiOnly(): boolean {
+    return this.stage !== 'method' || asciiNext(this.compiled.methods, this.text);
   }
   private to(stage: Stage, text = ''): InvocationFrame {
     return new InvocationFrame(this.compiled, stage, this.method, this.rules, text);
@@ -232,7 +239,25 @@ export class UrlFrame implements Frame {
     readonly value: string,
   ) {}
   get id(): string {
-    return `u${this.quote}${nodeId(this.at)}.${this.param ? nodeId(this.param.next) : ''}.${this.value}`;
+    return `u${this.quote}${nodeId(this.at)}.${this.param ? nodeId(this.param.next) : ''}.${valueKind(this.value)}`;
+  }
+  asciiOnly(): boolean {
+    const literalAscii = (at: UrlNode): boolean => asciiNext([...at.literal.keys()], '');
+    if (!this.param) return literalAscii(this.at);
+    if (this.value === '$') return true;
+    if (this.value.startsWith('<') && !this.value.endsWith('>')) return false;
+    return literalAscii(this.param.next);
+  }
+  openClass(): CharClass | undefined {
+    if (!this.param || this.value === '$' || this.value === '${}') return undefined;
+    const q = this.quote;
+    if (this.value.startsWith('<')) {
+      // A `<placeholder>` takes anything up to its `>`, but never leaves the path segment.
+      return this.value.length > 1 && this.value.endsWith('>') ? undefined : charClass(`u${q}<`, (c) => c === q || c === '>' || c === '/' || c === '?' || c === '#', false);
+    }
+    const type = this.param.parameter?.schema?.['type'];
+    if (type === 'integer' || type === 'number') return charClass(`u${q}${type}`, (c) => !(c >= '0' && c <= '9') && !(type === 'number' && c === '.'), false);
+    return charClass(`u${q}`, (c) => c === q || c === '<' || c === '>' || c === '&' || !URL_SAFE.test(c), false);
   }
   private fromNode(at: UrlNode, c: string, parent: Stack): Stack[] {
     const out: Stack[] = [];
@@ -273,6 +298,13 @@ export class UrlFrame implements Frame {
     else if (this.value.startsWith('<') && !this.value.endsWith('>')) close = '>';
     return close + shortestUrl(this.compiled, this.method, this.quote, this.param.next);
   }
+}
+
+/** What the value typed into a path parameter decides about what may follow (see paramCharOk). */
+function valueKind(value: string): string {
+  if (value === '' || value === '$' || value === '${}') return value;
+  if (value.startsWith('<')) return value.length > 1 && value.endsWith('>') ? '<>' : '<';
+  return 'x';
 }
 
 const nodeIds = new WeakMap<UrlNode, number>();

@@ -1,5 +1,5 @@
 import type { ApiSpec } from '../openapi/index.js';
-import { stackCompletion, stackId, stepStack, type Stack } from './frames.js';
+import { stackCompletion, stackId, stepStack, type CharClass, type Stack } from './frames.js';
 import { CompiledSpec, FreeFrame } from './invocation.js';
 
 const compiledSpecs = new WeakMap<ApiSpec, CompiledSpec>();
@@ -44,6 +44,11 @@ export class ConstraintMatcher {
     const next: Stack[] = [];
     for (const t of this.threads) stepStack(t, c, next);
     if (next.length === 0) return false;
+    if (next.length === 1) {
+      this.threads = next;
+      this.consumed++;
+      return true;
+    }
     const seen = new Set<string>();
     this.threads = next.filter((t) => {
       const id = stackId(t);
@@ -80,6 +85,29 @@ export class ConstraintMatcher {
   /** Identifies the state: equal keys accept the same continuations (used to memoise token masks). */
   stateKey(): string {
     return this.threads.map(stackId).sort().join('\n');
+  }
+
+  /**
+   * A class of characters some thread accepts in any sequence (see Frame.openClass): every text
+   * made of them is a legal continuation. The token mask uses it to skip the trie walk.
+   */
+  openClass(): CharClass | undefined {
+    for (const t of this.threads) {
+      const cls = t?.frame.openClass?.();
+      if (cls) return cls;
+    }
+    return undefined;
+  }
+
+  /** True when no thread takes a character beyond ASCII next (the token mask then skips those branches). */
+  asciiOnly(): boolean {
+    return this.threads.every((t) => {
+      for (let s = t; s; s = s.parent) {
+        if (!s.frame.asciiOnly?.()) return false;
+        if (!s.frame.canEnd()) return true;
+      }
+      return true;
+    });
   }
 
   /** True when part of `axios.` has been typed in free text (a token of raw bytes must not split it). */

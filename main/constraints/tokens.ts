@@ -1,46 +1,130 @@
+import type { CharClass } from './frames.js';
 import type { ConstraintMatcher } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
 
-/** A character trie over the vocabulary's token texts: each node lists the tokens that end there. */
+/**
+ * A character trie over token texts. Each node lists the tokens that end there and the range
+ * [lo, hi) its subtree covers in depth-first order, so a subtree's tokens can be scanned as a
+ * flat array.
+ */
 interface TrieNode {
   readonly children: Map<string, TrieNode>;
+  /** The children under ASCII characters: all a state that takes only ASCII needs to look at. */
+  ascii: [string, TrieNode][];
   readonly tokens: number[];
+  readonly depth: number;
+  lo: number;
+  hi: number;
+}
+
+/** What the mask needs per character class (see CharClass), built on first use. */
+interface ClassTable {
+  /** In depth-first order: each token's last exit character, -1 when it has none. */
+  readonly last: Int16Array;
+  /** Stable classes only: the tokens without an exit, and a trie of the others' texts from their first exit on. */
+  readonly inside: Uint32Array | undefined;
+  readonly exiting: TrieNode | undefined;
+  /** Per subtree scanned so far, how its tokens split (see Split). */
+  readonly splits: Map<TrieNode, Split>;
+}
+
+/**
+ * A subtree's tokens under a class: those with no exit below the node, and the others grouped by
+ * their text below the node and, for stable states, in a trie of their texts from the first exit on.
+ */
+interface Split {
+  readonly inside: Int32Array;
+  readonly others: number;
+  readonly byRest: ReadonlyMap<string, number[]>;
+  readonly exiting: TrieNode;
+}
+
+function group(map: Map<string, number[]>, text: string, id: number): void {
+  const ids = map.get(text);
+  if (ids) ids.push(id);
+  else map.set(text, [id]);
 }
 
 export interface TokenIndex {
   readonly vocabulary: Vocabulary;
   readonly root: TrieNode;
+  /** Token ids in depth-first trie order, and their texts split into characters. */
+  readonly order: Int32Array;
+  readonly chars: readonly (readonly string[])[];
   /** Tokens that are neither text nor end-of-generation: partial UTF-8 bytes, control tokens. */
   readonly partial: readonly number[];
   readonly words: number;
+  readonly classes: Map<string, ClassTable>;
 }
 
 const indexes = new WeakMap<Vocabulary, TokenIndex>();
+
+/** A trie over (text, token) pairs, its nodes numbered depth first; returns the root and the order. */
+function buildTrie(entries: Iterable<readonly [readonly string[], number]>): { root: TrieNode; order: number[] } {
+  const newNode = (depth: number): TrieNode => ({ children: new Map(), ascii: [], tokens: [], depth, lo: 0, hi: 0 });
+  const root = newNode(0);
+  for (const [chars, id] of entries) {
+    let node = root;
+    for (const ch of chars) {
+      let child = node.children.get(ch);
+      if (!child) node.children.set(ch, (child = newNode(node.depth + 1)));
+      node = child;
+    }
+    node.tokens.push(id);
+  }
+  const order: number[] = [];
+  const number = (node: TrieNode): void => {
+    node.lo = order.length;
+    order.push(...node.tokens);
+    for (const child of node.children.values()) number(child);
+    node.hi = order.length;
+    node.ascii = [...node.children].filter(([ch]) => ch.charCodeAt(0) < 128);
+  };
+  number(root);
+  return { root, order };
+}
 
 /** The flat token trie of a vocabulary, built once per vocabulary. */
 export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   let index = indexes.get(vocabulary);
   if (index) return index;
-  const root: TrieNode = { children: new Map(), tokens: [] };
   const partial: number[] = [];
   const eos = new Set(vocabulary.eos);
+  const entries: [string[], number][] = [];
   vocabulary.text.forEach((text, id) => {
     if (eos.has(id)) return;
-    if (text === null || text === '') {
-      partial.push(id);
-      return;
-    }
-    let node = root;
-    for (const ch of text) {
-      let child = node.children.get(ch);
-      if (!child) node.children.set(ch, (child = { children: new Map(), tokens: [] }));
-      node = child;
-    }
-    node.tokens.push(id);
+    if (text === null || text === '') partial.push(id);
+    else entries.push([[...text], id]);
   });
-  index = { vocabulary, root, partial, words: Math.ceil(vocabulary.text.length / 32) };
+  const { root, order } = buildTrie(entries);
+  const chars = order.map((id) => [...vocabulary.text[id]!]);
+  index = { vocabulary, root, order: Int32Array.from(order), chars, partial, words: Math.ceil(vocabulary.text.length / 32), classes: new Map() };
   indexes.set(vocabulary, index);
   return index;
+}
+
+function classTable(index: TokenIndex, cls: CharClass): ClassTable {
+  const known = index.classes.get(cls.key);
+  if (known) return known;
+  const last = new Int16Array(index.chars.length);
+  const inside = cls.stable ? new Uint32Array(index.words) : undefined;
+  const exiting: [string[], number][] = [];
+  index.chars.forEach((chars, i) => {
+    let first = -1;
+    let lastExit = -1;
+    for (let k = 0; k < chars.length; k++) {
+      if (!cls.exits(chars[k]!)) continue;
+      if (first < 0) first = k;
+      lastExit = k;
+    }
+    last[i] = Math.min(lastExit, 0x7fff);
+    if (!inside) return;
+    if (first < 0) setBit(inside, index.order[i]!);
+    else exiting.push([chars.slice(first) as string[], index.order[i]!]);
+  });
+  const table = { last, inside, exiting: inside ? buildTrie(exiting).root : undefined, splits: new Map() };
+  index.classes.set(cls.key, table);
+  return table;
 }
 
 const setBit = (mask: Uint32Array, id: number): void => {
@@ -56,12 +140,27 @@ export const hasBit = (mask: Uint32Array, id: number): boolean => (mask[id >>> 5
 export class TokenConstraint {
   private readonly index: TokenIndex;
   private readonly masks = new Map<string, Uint32Array>();
+  /** Within one mask: per state, the texts (from a first exit on) already fed, and whether they passed. */
+  private decided = new Map<string, Map<string, boolean>>();
+
+  private readonly start: ConstraintMatcher;
 
   constructor(
     vocabulary: Vocabulary,
     private matcher: ConstraintMatcher,
   ) {
     this.index = tokenIndex(vocabulary);
+    this.start = matcher.clone();
+  }
+
+  /** Back to the matcher it was made with, keeping the memoised masks (one per API in a run). */
+  reset(): void {
+    this.matcher = this.start.clone();
+  }
+
+  /** True when the current state's mask is memoised. */
+  memoised(): boolean {
+    return this.masks.has(this.matcher.stateKey());
   }
 
   get state(): ConstraintMatcher {
@@ -86,26 +185,123 @@ export class TokenConstraint {
     return true;
   }
 
-  /** Every allowed token, walking the token trie from the current state and pruning dead branches; memoised per state. */
+  /**
+   * Every allowed token; memoised per state. The trie is walked with the character matcher only
+   * until the state has an open class (string contents, identifiers, free text); from there the
+   * tokens whose rest holds no exit character are allowed without a look, and only the others
+   * are fed to the matcher. That lexer-level split keeps a mask inside a string literal from
+   * visiting 150,000 tokens character by character.
+   */
   mask(): Uint32Array {
     const key = this.matcher.stateKey();
     const cached = this.masks.get(key);
     if (cached) return cached;
     const mask = new Uint32Array(this.index.words);
-    const walk = (node: TrieNode, state: ConstraintMatcher): void => {
-      for (const id of node.tokens) setBit(mask, id);
-      for (const [ch, child] of node.children) {
-        const next = state.clone();
-        if (next.push(ch)) walk(child, next);
-      }
-    };
-    walk(this.index.root, this.matcher);
+    this.decided = new Map();
+    this.walk(this.index.root, this.matcher, mask);
     if (this.matcher.isComplete()) {
       for (const id of this.index.vocabulary.eos) setBit(mask, id);
       if (!this.matcher.pending) for (const id of this.index.partial) setBit(mask, id);
     }
-    if (this.masks.size > 256) this.masks.clear();
+    if (this.masks.size > 2048) this.masks.clear();
     this.masks.set(key, mask);
     return mask;
   }
+
+  /** Allows the tokens of a subtree of the vocabulary's trie that the state accepts. */
+  private walk(node: TrieNode, state: ConstraintMatcher, mask: Uint32Array): void {
+    const cls = state.openClass();
+    if (cls && this.scan(node, state, cls, mask)) return;
+    for (const id of node.tokens) setBit(mask, id);
+    for (const [ch, child] of state.asciiOnly() ? node.ascii : node.children) {
+      const next = state.clone();
+      if (next.push(ch)) this.walk(child, next, mask);
+    }
+  }
+
+  /**
+   * Walks a trie of texts from their first exit on, from a stable state; prefixes found dead are
+   * remembered in `decided`, since the other subtrees scanned from this state meet them again.
+   */
+  private walkExits(node: TrieNode, state: ConstraintMatcher, text: string, decided: Map<string, boolean>, mask: Uint32Array): void {
+    for (const id of node.tokens) setBit(mask, id);
+    for (const [ch, child] of state.asciiOnly() ? node.ascii : node.children) {
+      const prefix = text + ch;
+      if (decided.get(prefix) === false) continue;
+      const next = state.clone();
+      if (next.push(ch)) this.walkExits(child, next, prefix, decided, mask);
+      else decided.set(prefix, false);
+    }
+  }
+
+  /**
+   * Allows the tokens of a subtree whose rest the state's open class accepts, and checks the
+   * others; declines (false) when the others are too many to check one by one, so the walk
+   * descends a level instead (an identifier at the root: every token with a space is an other).
+   */
+  private scan(node: TrieNode, state: ConstraintMatcher, cls: CharClass, mask: Uint32Array): boolean {
+    const { order, chars } = this.index;
+    const table = classTable(this.index, cls);
+    if (node.depth === 0 && table.inside && table.exiting) {
+      // The whole vocabulary in a stable state: the precomputed inside set, then the others'
+      // texts from their first exit on, walked as a trie (they share prefixes such as `',`).
+      for (let w = 0; w < mask.length; w++) mask[w]! |= table.inside[w]!;
+      this.walkExits(table.exiting, state, '', new Map(), mask);
+      return true;
+    }
+    let split = table.splits.get(node);
+    if (!split) {
+      const inside: number[] = [];
+      const byRest = new Map<string, number[]>();
+      const exiting: [string[], number][] = [];
+      for (let i = node.lo; i < node.hi; i++) {
+        if (table.last[i]! < node.depth) {
+          inside.push(order[i]!);
+          continue;
+        }
+        const rest = chars[i]!;
+        let from = node.depth;
+        while (!cls.exits(rest[from]!)) from++;
+        group(byRest, rest.slice(node.depth).join(''), order[i]!);
+        exiting.push([rest.slice(from) as string[], order[i]!]);
+      }
+      table.splits.set(node, (split = { inside: Int32Array.from(inside), others: exiting.length, byRest, exiting: buildTrie(exiting).root }));
+    }
+    if (split.others > 64 && split.others * 8 > node.hi - node.lo && node.children.size > 0) return false;
+    for (const id of split.inside) setBit(mask, id);
+    // In a stable state, tokens whose texts agree from their first exit on are decided together.
+    const key = state.stateKey();
+    let decided = this.decided.get(key);
+    if (!decided) this.decided.set(key, (decided = new Map()));
+    const stable = cls.stable || (cls.probe !== undefined && probeStable(state, key, cls.probe, decided));
+    if (stable) {
+      this.walkExits(split.exiting, state, '', decided, mask);
+      return true;
+    }
+    for (const [text, ids] of split.byRest) {
+      let ok = decided.get(text);
+      if (ok === undefined) {
+        ok = state.clone().feed(text).ok;
+        decided.set(text, ok);
+      }
+      if (ok) for (const id of ids) setBit(mask, id);
+    }
+    return true;
+  }
+}
+
+/**
+ * True when every character of `probe` leaves the state as it was: an identifier is stable
+ * where its parent takes none of them. The answer is kept in `decided` under the empty text.
+ */
+function probeStable(state: ConstraintMatcher, key: string, probe: string, decided: Map<string, boolean>): boolean {
+  let stable = decided.get('');
+  if (stable === undefined) {
+    stable = [...probe].every((c) => {
+      const next = state.clone();
+      return next.push(c) && next.stateKey() === key;
+    });
+    decided.set('', stable);
+  }
+  return stable;
 }
