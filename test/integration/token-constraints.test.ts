@@ -24,7 +24,11 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
     ({ samples, specs } = await loadWapiiBench());
   });
 
-  it.each(['qwen2', 'llama-spm'] as const)('%s: masks agree with check, and walks end by the shortest completion', (name) => {
+  // Thousands of random walks in all: every step checks the mask against `check` on its allowed
+  // tokens and on random others, every 10th walk on the whole vocabulary at one step; every walk
+  // then follows the shortest completion, one character token at a time, to a complete invocation.
+  const WALKS = 1500;
+  it.each(['qwen2', 'llama-spm'] as const)('%s: masks agree with check, and random walks end by the shortest completion', (name) => {
     const vocabulary: Vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile(name)));
     // Every character of a shortest completion must be a token of its own, or a walk could not follow it.
     const singles = new Map<string, number>();
@@ -32,44 +36,57 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
       if (t !== null && [...t].length === 1 && !singles.has(t)) singles.set(t, id);
     });
     const rand = seededRandom(name === 'qwen2' ? 7 : 11);
+    const quotes = ['single', 'double', 'backtick'] as const;
     let steps = 0;
-    for (let walk = 0; walk < 40; walk++) {
+    let fullComparisons = 0;
+    const tokensOf = new Map<string, TokenConstraint>();
+    for (let walk = 0; walk < WALKS; walk++) {
       const sample = samples[Math.floor(rand() * samples.length)]!;
-      const { starter, program } = oracleProgram(sample, walk % 2 === 0 ? 'full' : 'argument', 'single');
-      const tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!));
+      const { starter, program } = oracleProgram(sample, walk % 2 === 0 ? 'full' : 'argument', quotes[walk % 3]!);
+      // One TokenConstraint per API, reset per walk, as a run keeps it (masks memoised across walks).
+      let tokens = tokensOf.get(sample.api);
+      if (!tokens) tokensOf.set(sample.api, (tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!))));
+      tokens.reset();
       expect(tokens.state.feed(starter).ok).toBe(true);
       let truth = program.slice(starter.length);
-      for (let step = 0; step < 40 && !(step > 0 && tokens.state.isComplete()); step++) {
+      const fullAt = walk % 10 === 0 ? Math.floor(rand() * 12) : -1;
+      const length = 4 + Math.floor(rand() * 26);
+      for (let step = 0; step < length && !(step > 0 && tokens.state.isComplete()); step++) {
         const mask = tokens.mask();
         const allowed = allowedTokens(mask);
         expect(allowed.length).toBeGreaterThan(0);
-        // Agreement: every allowed token passes check, and a random sample of the others fails it.
-        for (const id of allowed.filter(() => rand() < 200 / allowed.length)) expect(tokens.check(id), `token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(true);
-        for (let i = 0; i < 200; i++) {
-          const id = Math.floor(rand() * vocabulary.text.length);
-          expect(tokens.check(id), `token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(hasBit(mask, id));
+        const where = `walk ${walk} step ${step} (${sample.api})`;
+        if (step === fullAt) {
+          for (let id = 0; id < vocabulary.text.length; id++) if (tokens.check(id) !== hasBit(mask, id)) expect.fail(`${where}: token ${id} ${JSON.stringify(vocabulary.text[id])}`);
+          fullComparisons++;
+        } else {
+          for (const id of allowed.filter(() => rand() < 40 / allowed.length)) expect(tokens.check(id), `${where}: token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(true);
+          for (let i = 0; i < 40; i++) {
+            const id = Math.floor(rand() * vocabulary.text.length);
+            expect(tokens.check(id), `${where}: token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(hasBit(mask, id));
+          }
         }
-        // Follow the ground truth by its longest allowed token most of the time; else a random allowed token.
+        // Follow the ground truth by its longest allowed token half of the time; else a random allowed token.
         const follow = allowed.filter((id) => vocabulary.text[id] && truth.startsWith(vocabulary.text[id]!)).sort((a, b) => vocabulary.text[b]!.length - vocabulary.text[a]!.length)[0];
-        const pick = follow !== undefined && rand() < 0.75 ? follow : allowed[Math.floor(rand() * allowed.length)]!;
+        const pick = follow !== undefined && rand() < 0.5 ? follow : allowed[Math.floor(rand() * allowed.length)]!;
         const text = vocabulary.text[pick] ?? '';
         truth = truth.startsWith(text) && text !== '' ? truth.slice(text.length) : '';
         expect(tokens.advance(pick)).toBe(true);
         steps++;
       }
       const completion = tokens.state.completion();
-      expect(completion).toBeDefined();
+      expect(completion, `walk ${walk}: no completion`).toBeDefined();
       for (const ch of completion!) {
         const id = singles.get(ch);
         expect(id, `no single-character token for ${JSON.stringify(ch)}`).toBeDefined();
-        expect(tokens.advance(id!)).toBe(true);
+        expect(tokens.advance(id!), `walk ${walk}: completion ${JSON.stringify(completion)} refused at ${JSON.stringify(ch)}`).toBe(true);
       }
       expect(tokens.state.isComplete()).toBe(true);
-      const eos = vocabulary.eos[0]!;
-      expect(tokens.check(eos)).toBe(true);
+      expect(tokens.check(vocabulary.eos[0]!)).toBe(true);
     }
-    expect(steps).toBeGreaterThan(400);
-  }, 600_000);
+    expect(steps).toBeGreaterThan(WALKS * 5);
+    expect(fullComparisons).toBeGreaterThan(WALKS / 20);
+  }, 1_200_000);
 
   it('forbids end of generation while an invocation is open', () => {
     const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile('llama-spm')));
