@@ -163,6 +163,10 @@ export class TokenConstraint {
     return this.masks.has(this.matcher.stateKey());
   }
 
+  get vocabularySize(): number {
+    return this.index.vocabulary.text.length;
+  }
+
   get state(): ConstraintMatcher {
     return this.matcher;
   }
