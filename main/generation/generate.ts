@@ -1,0 +1,170 @@
+import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
+import { hasBit, type TokenConstraint } from '../constraints/index.js';
+import type { Decoder, Position } from './decoder.js';
+
+export interface GenerationOptions {
+  readonly maxTokens: number;
+  /** Greedy decoding (temperature 0): an intervention then takes the model's best allowed token. */
+  readonly greedy: boolean;
+  /** Constraint work allowed per step before the sample ends as a timeout. */
+  readonly stepDeadlineMs: number;
+}
+
+/** Where constrained decoding overrode the model, for the sample inspector. */
+export type Intervention =
+  | {
+      readonly kind: 'replaced';
+      readonly step: number;
+      /** The model's pick and the token taken instead; `p` is the probability among the model's top 64 (null outside it). */
+      readonly model: { readonly token: number; readonly text: string; readonly p: number | null };
+      readonly chosen: { readonly token: number; readonly text: string; readonly p: number | null };
+      /** How the replacement was found: among the top 64, or by sampling under the full mask. */
+      readonly via: 'top' | 'mask';
+    }
+  | { readonly kind: 'closed'; readonly step: number; readonly text: string };
+
+export type StopReason = 'eos' | 'snippet' | 'limit' | 'timeout' | 'unsatisfiable';
+
+export interface Generation {
+  /** The text generated after the prompt (with the closing text of a `closed` intervention). */
+  readonly text: string;
+  readonly tokens: number;
+  readonly stop: StopReason;
+  readonly interventions: readonly Intervention[];
+  readonly promptTokens: number;
+  /** Prompt tokens found in the sequence's state from the previous sample and not evaluated again. */
+  readonly reusedPromptTokens: number;
+  readonly promptMs: number;
+  readonly generateMs: number;
+  /** Time spent in the constraint (check, mask, resampling) — the overhead of constrained decoding. */
+  readonly constraintMs: number;
+}
+
+const TOP = 64;
+/** Added to the logits of the allowed tokens when they are the fewer: the others then have probability 0. */
+const BOOST = 1000;
+
+/** The mask as a logit bias over whichever side is smaller: boost the allowed, or forbid the rest. */
+export function maskBias(mask: Uint32Array, vocabularySize: number): { keys: Uint32Array; values: Float32Array; allowed: number } {
+  const allowed: number[] = [];
+  for (let id = 0; id < vocabularySize; id++) if (hasBit(mask, id)) allowed.push(id);
+  if (allowed.length <= vocabularySize / 2) return { keys: Uint32Array.from(allowed), values: new Float32Array(allowed.length).fill(BOOST), allowed: allowed.length };
+  const forbidden = new Uint32Array(vocabularySize - allowed.length);
+  let n = 0;
+  for (let id = 0; id < vocabularySize; id++) if (!hasBit(mask, id)) forbidden[n++] = id;
+  return { keys: forbidden, values: new Float32Array(forbidden.length).fill(-Infinity), allowed: allowed.length };
+}
+
+type Choice = { readonly token: Token; readonly intervention?: Intervention } | { readonly unsatisfiable: true };
+
+/**
+ * Generates one completion on a sequence. Unconstrained: the model's picks until end of
+ * generation, a blank line after code, or the token limit. Constrained: each pick is checked
+ * first, and only a rejected one costs more — the model's top 64 (greedy: its best allowed token
+ * is usually there), else a resample under the full mask; end of generation is the constraint's
+ * call, the snippet ends when the invocation's statement does, and at the token limit the
+ * shortest completion closes it. The prompt's prefix already in the sequence is reused.
+ */
+export async function generate(
+  sequence: LlamaContextSequence,
+  model: LlamaModel,
+  decoder: Decoder,
+  prompt: readonly Token[],
+  options: GenerationOptions,
+  constraint?: TokenConstraint,
+): Promise<Generation> {
+  const started = performance.now();
+  // Keep what the sequence holds of this prompt; the last prompt token is always evaluated again, for its logits.
+  const keep = Math.min(sequence.compareContextTokens([...prompt]).firstDifferentIndex, prompt.length - 1);
+  if (sequence.nextTokenIndex > keep) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+  let input: Token[] = prompt.slice(keep);
+  let promptMs = 0;
+  let constraintMs = 0;
+  const generated: Token[] = [];
+  const interventions: Intervention[] = [];
+  const textOf = (token: Token): string => model.detokenize([token], true);
+  let stop: StopReason = 'limit';
+  let timedOut = false;
+
+  const choose = async (position: Position, step: number): Promise<Choice> => {
+    const token = await position.pick();
+    if (!constraint) return { token };
+    const t0 = performance.now();
+    try {
+      if (constraint.check(token)) return { token };
+      const top = await position.top(TOP);
+      const p = (t: Token): number | null => top.find((x) => x.token === t)?.p ?? null;
+      let chosen: Token | undefined;
+      let via: 'top' | 'mask' = 'top';
+      if (options.greedy) chosen = top.find((x) => constraint.check(x.token))?.token;
+      if (chosen === undefined) {
+        via = 'mask';
+        const mask = constraint.mask();
+        const bias = maskBias(mask, constraint.vocabularySize);
+        if (bias.allowed === 0) return { unsatisfiable: true };
+        chosen = await position.pickWith(bias);
+        // The bias leaves only allowed tokens unless their logits are not finite; then take the first allowed one.
+        if (!constraint.check(chosen)) chosen = firstAllowed(mask) as Token;
+      }
+      return { token: chosen, intervention: { kind: 'replaced', step, model: { token, text: textOf(token), p: p(token) }, chosen: { token: chosen, text: textOf(chosen), p: p(chosen) }, via } };
+    } finally {
+      const spent = performance.now() - t0;
+      constraintMs += spent;
+      if (spent > options.stepDeadlineMs) timedOut = true;
+    }
+  };
+
+  for (let step = 0; step < options.maxTokens; step++) {
+    const t0 = performance.now();
+    const choice = await decoder.step(input, (position) => choose(position, step));
+    if (step === 0) promptMs = performance.now() - t0;
+    if (timedOut) {
+      stop = 'timeout';
+      break;
+    }
+    if ('unsatisfiable' in choice) {
+      stop = 'unsatisfiable';
+      break;
+    }
+    if (choice.intervention) interventions.push(choice.intervention);
+    if (model.isEogToken(choice.token)) {
+      stop = 'eos';
+      break;
+    }
+    generated.push(choice.token);
+    input = [choice.token];
+    if (constraint) {
+      constraint.advance(choice.token);
+      if (constraint.state.isComplete()) {
+        stop = 'snippet';
+        break;
+      }
+    } else if (/\S[\s\S]*\n[ \t]*\n$/.test(model.detokenize(generated.slice(-8)))) {
+      // A blank line after code ends the snippet (checked on the last few tokens only).
+      stop = 'snippet';
+      break;
+    }
+  }
+  let text = model.detokenize(generated);
+  if (constraint && (stop === 'limit' || stop === 'eos') && !constraint.state.isComplete()) {
+    const closing = constraint.state.completion() ?? '';
+    interventions.push({ kind: 'closed', step: generated.length, text: closing });
+    text += closing;
+  }
+  return {
+    text,
+    tokens: generated.length,
+    stop,
+    interventions,
+    promptTokens: prompt.length,
+    reusedPromptTokens: keep,
+    promptMs,
+    generateMs: performance.now() - started - promptMs,
+    constraintMs,
+  };
+}
+
+function firstAllowed(mask: Uint32Array): number {
+  for (let w = 0; w < mask.length; w++) if (mask[w]) return w * 32 + (31 - Math.clz32(mask[w]! & -mask[w]!));
+  return 0;
+}

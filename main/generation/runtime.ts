@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { getLlama, GgufFileType, LlamaLogLevel, type Llama, type LlamaModel } from 'node-llama-cpp';
+import { nodeLlamaCppRoot } from './vocabularies.js';
+
+export type GpuChoice = 'auto' | 'cpu';
+
+/** What the model runs on, as a run's manifest and the UI report it. */
+export interface RuntimeInfo {
+  readonly backend: 'cuda' | 'vulkan' | 'metal' | 'cpu';
+  readonly devices: readonly string[];
+  readonly threads: number;
+  readonly layersOffloaded: number;
+  readonly layers: number;
+  readonly vramUsedBytes: number;
+  readonly ramUsedBytes: number;
+  /** Why generation runs on the CPU, when it does. */
+  readonly cpuReason?: string;
+  readonly architecture: string;
+  readonly quantisation: string;
+  readonly trainContextSize: number;
+  readonly modelFile: string;
+  readonly modelSha256: string;
+  readonly nodeLlamaCpp: string;
+}
+
+export interface Runtime {
+  readonly llama: Llama;
+  readonly model: LlamaModel;
+  readonly info: RuntimeInfo;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Physical cores, from /proc/cpuinfo where it says (Linux), else node-llama-cpp's estimate.
+ * Thread count matters: node-llama-cpp's default of 4 threads on this 2-core machine made
+ * generation about 100× slower than 2.
+ */
+export function physicalCores(llama?: Llama): number {
+  try {
+    const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+    const cores = new Set<string>();
+    let physical = '0';
+    for (const line of cpuinfo.split('\n')) {
+      const [key, value] = line.split(':').map((s) => s.trim());
+      if (key === 'physical id') physical = value ?? '0';
+      if (key === 'core id') cores.add(`${physical}.${value}`);
+    }
+    if (cores.size > 0) return Math.min(cores.size, os.availableParallelism());
+  } catch {
+    // not Linux: fall through
+  }
+  return llama?.cpuMathCores ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
+}
+
+export function sha256File(file: string): string {
+  const hash = createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(8 * 1024 * 1024);
+    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(nodeLlamaCppRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Loads a GGUF model: on the GPU node-llama-cpp detects (CUDA, Vulkan, Metal) with as many layers
+ * offloaded as fit, else on the CPU with one thread per physical core. Never builds llama.cpp
+ * from source (that needs a toolchain and minutes); the prebuilt binaries cover the platforms.
+ */
+export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice; threads?: number } = {}): Promise<Runtime> {
+  if (!fs.existsSync(modelFile)) throw new Error(`model file not found: ${modelFile}`);
+  const llama = await getLlama({ gpu: options.gpu === 'cpu' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
+  const threads = options.threads ?? physicalCores(llama);
+  let model: LlamaModel;
+  try {
+    model = await llama.loadModel({ modelPath: modelFile, gpuLayers: llama.gpu ? 'auto' : 0 });
+  } catch (e) {
+    await llama.dispose();
+    throw new Error(`cannot load ${modelFile}: ${(e as Error).message}`);
+  }
+  const gpu = llama.gpu;
+  const vram = gpu ? await llama.getVramState() : undefined;
+  const memory = await llama.getLlamaMemoryUsage();
+  const layers = model.fileInsights.totalLayers;
+  const general = model.fileInfo.metadata.general as { architecture?: string; file_type?: number };
+  let cpuReason: string | undefined;
+  if (options.gpu === 'cpu') cpuReason = 'the CPU was asked for (--gpu cpu)';
+  else if (!gpu) cpuReason = 'node-llama-cpp found no usable GPU backend (CUDA, Vulkan or Metal) on this machine';
+  else if (model.gpuLayers === 0) cpuReason = `no layer fits in the free VRAM (${vram ? Math.round(vram.free / 2 ** 20) : '?'} MiB)`;
+  const fileType = general.file_type;
+  const info: RuntimeInfo = {
+    backend: gpu === false ? 'cpu' : gpu,
+    devices: gpu ? await llama.getGpuDeviceNames() : [os.cpus()[0]?.model ?? 'cpu'],
+    threads,
+    layersOffloaded: model.gpuLayers,
+    layers,
+    vramUsedBytes: vram?.used ?? 0,
+    ramUsedBytes: memory.cpuRam,
+    ...(cpuReason ? { cpuReason } : {}),
+    architecture: general.architecture ?? 'unknown',
+    quantisation: fileType === undefined ? 'unknown' : (GgufFileType[fileType] ?? String(fileType)),
+    trainContextSize: model.trainContextSize,
+    modelFile,
+    modelSha256: sha256File(modelFile),
+    nodeLlamaCpp: packageVersion(),
+  };
+  return {
+    llama,
+    model,
+    info,
+    async dispose() {
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
+}
+
+export function describeRuntime(info: RuntimeInfo): string {
+  const where = info.backend === 'cpu' ? `CPU, ${info.threads} threads (${info.cpuReason})` : `${info.backend} on ${info.devices.join(', ')}, ${info.layersOffloaded}/${info.layers} layers offloaded, ${Math.round(info.vramUsedBytes / 2 ** 20)} MiB VRAM`;
+  return `${info.architecture} ${info.quantisation}, ${where}, ${Math.round(info.ramUsedBytes / 2 ** 20)} MiB RAM`;
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConstraintMatcher } from '../../main/constraints/index.js';
+import type { SampleDraft } from '../../main/dataset/index.js';
+import { cachedTestModel, localBackend, loadRuntime, physicalCores, type BundledVocabulary, type Generation, type Runtime } from '../../main/generation/index.js';
+import type { ApiSpec } from '../../main/openapi/index.js';
+import { completionPrompt, type Setup } from '../../main/prompt/index.js';
+import { hasVocabBundle } from '../support/vocab.js';
+import { loadWapiiBench } from '../support/wapiibench.js';
+
+/**
+ * Real node-llama-cpp on random-weight models built on two tokenizer families. A random model
+ * says nothing sensible, which is the point: constrained output must be legal whatever it says.
+ */
+describe.skipIf(!hasVocabBundle)('local generation on random-weight test models', () => {
+  let samples: SampleDraft[];
+  let specs: Map<string, ApiSpec>;
+  beforeAll(async () => {
+    ({ samples, specs } = await loadWapiiBench());
+  });
+
+  // One sample per API, spread over the file, in both setups.
+  const pick = (): { sample: SampleDraft; index: number; setup: Setup }[] => {
+    const out: { sample: SampleDraft; index: number; setup: Setup }[] = [];
+    for (const api of [...new Set(samples.map((s) => s.api))]) {
+      const index = samples.findIndex((s) => s.api === api);
+      out.push({ sample: samples[index]!, index, setup: 'full' }, { sample: samples[index + 1]!, index: index + 1, setup: 'argument' });
+    }
+    return out;
+  };
+
+  for (const vocab of ['qwen2', 'llama-spm'] as BundledVocabulary[]) {
+    describe(vocab, () => {
+      let runtime: Runtime;
+      beforeAll(async () => {
+        runtime = await loadRuntime(cachedTestModel(vocab), { gpu: 'cpu' });
+      });
+      afterAll(async () => runtime?.dispose());
+
+      it('loads on the CPU with one thread per physical core, and says why it is on the CPU', () => {
+        expect(runtime.info).toMatchObject({ backend: 'cpu', architecture: 'llama', quantisation: 'MOSTLY_F16', threads: physicalCores(), layersOffloaded: 0 });
+        expect(runtime.info.cpuReason).toMatch(/--gpu cpu/);
+        expect(runtime.info.modelSha256).toMatch(/^[0-9a-f]{64}$/);
+        const code = "axios.get('https://slack.com/api/conversations.list', { params: { limit: 5 } });";
+        expect(runtime.model.detokenize(runtime.model.tokenize(code))).toBe(code);
+      });
+
+      it('constrained: every completion, sampled at temperature 1 on two parallel sequences, is a complete legal invocation', async () => {
+        await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 24 });
+        const work = pick();
+        const results: { item: (typeof work)[number]; generation: Generation; prompt: string }[] = [];
+        // Two slots, each working through its half, as the runner drives them.
+        await Promise.all(
+          [0, 1].map(async (slot) => {
+            for (const item of work.filter((_, i) => i % 2 === slot)) {
+              const prompt = completionPrompt(item.sample, item.setup);
+              results.push({ item, generation: await backend.slot(slot).generate({ prompt, api: item.sample.api, seed: 7 + item.index }), prompt: prompt.text });
+            }
+          }),
+        );
+        expect(results).toHaveLength(work.length);
+        let replaced = 0;
+        for (const { item, generation, prompt } of results) {
+          const matcher = ConstraintMatcher.create(specs.get(item.sample.api)!);
+          const fed = matcher.feed(prompt + generation.text);
+          expect(fed, `${item.sample.api} #${item.index}: ${JSON.stringify(generation.text)}`).toMatchObject({ ok: true });
+          expect(matcher.isComplete()).toBe(true);
+          expect(['snippet', 'limit']).toContain(generation.stop);
+          expect(generation.tokens).toBeLessThanOrEqual(24);
+          if (generation.stop === 'limit') expect(generation.interventions.at(-1)).toMatchObject({ kind: 'closed' });
+          for (const i of generation.interventions) {
+            if (i.kind !== 'replaced') continue;
+            replaced++;
+            expect(i.model.token).not.toBe(i.chosen.token);
+            expect(typeof i.chosen.text).toBe('string');
+          }
+        }
+        // A random model is overruled all the time; an engine that never intervened would be suspect.
+        expect(replaced).toBeGreaterThan(0);
+      });
+
+      it('unconstrained: greedy output is deterministic, and the shared prompt head is evaluated once per sequence', async () => {
+        await using backend = await localBackend(runtime, { parallel: 1, contextSize: 512, stepDeadlineMs: 10_000, temperature: 0, topK: 40, topP: 0.95, maxTokens: 12 });
+        const [a, b] = pick();
+        const run = async (item: typeof a) => backend.slot(0).generate({ prompt: completionPrompt(item!.sample, item!.setup), api: item!.sample.api, seed: 1 });
+        const first = await run(a);
+        const second = await run(b);
+        const again = await run(a);
+        expect(first.reusedPromptTokens).toBe(0);
+        expect(second.reusedPromptTokens).toBeGreaterThan(20); // the template's instruction and examples
+        expect(second.reusedPromptTokens).toBeLessThan(second.promptTokens);
+        expect(again.text).toBe(first.text);
+        expect(again.tokens).toBe(first.tokens);
+        expect(first.interventions).toEqual([]);
+        expect(first.constraintMs).toBe(0);
+      });
+    });
+  }
+});
