@@ -77,4 +77,29 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, sample_index)
   );
   `,
+  /* 3: generation runs are written sample by sample, resumable, with n outputs per sample */ `
+  ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'finished';  -- 'running' | 'finished'
+  ALTER TABLE runs ADD COLUMN manifest TEXT;                            -- JSON: model, sampling, hashes, versions, device
+  CREATE TABLE run_outputs (
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    sample_index INTEGER NOT NULL,
+    attempt      INTEGER NOT NULL DEFAULT 0,   -- which of the n outputs per sample
+    api          TEXT NOT NULL,
+    code         TEXT NOT NULL,
+    request      TEXT,
+    verdict      TEXT NOT NULL,                -- JSON Verdict; null when the sample failed to run
+    extraction   TEXT NOT NULL,
+    execution    TEXT,
+    duration_ms  REAL,
+    prompt       TEXT,
+    raw_output   TEXT,                         -- what the model generated after the prompt
+    generation   TEXT,                         -- JSON: stop reason, tokens, interventions, timings
+    error        TEXT,                         -- why the sample failed to run (retried by --retry-errors)
+    PRIMARY KEY (run_id, sample_index, attempt)
+  );
+  INSERT INTO run_outputs (run_id, sample_index, api, code, request, verdict, extraction, execution, duration_ms)
+    SELECT run_id, sample_index, api, code, request, verdict, extraction, execution, duration_ms FROM run_samples;
+  DROP TABLE run_samples;
+  ALTER TABLE run_outputs RENAME TO run_samples;
+  `,
 ];

@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/paths.js';
 import { MIGRATIONS } from './migrations.js';
@@ -103,5 +106,22 @@ describe('Store', () => {
     fs.writeFileSync(file, '');
     const result = Store.open(path.join(file, 'wapii.db'));
     expect(result.ok ? '' : result.error.message).toMatch(/^cannot open database .*not-a-folder\/wapii\.db: /);
+  });
+});
+
+describe('Store.open from several processes at once', () => {
+  it('migrates a new database once: every process opens it, and the schema is whole', async () => {
+    const db = path.join(tempDir(), 'shared.db');
+    const store = fileURLToPath(new URL('./store.ts', import.meta.url));
+    // Each child opens the same fresh file the moment it starts, as a run and the UI polling it do.
+    const startAt = Date.now() + 4000; // after every child has loaded, so their opens collide
+    const script = `const { Store } = await import(${JSON.stringify(store)}); await new Promise((r) => setTimeout(r, ${startAt} - Date.now())); const r = Store.open(${JSON.stringify(db)}); if (!r.ok) { console.error(r.error.message); process.exit(1); } r.value.close();`;
+    const run = promisify(execFile);
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script])));
+    expect(results.map((r) => (r.status === 'rejected' ? String((r.reason as { stderr?: string }).stderr) : 'ok'))).toEqual(Array(6).fill('ok'));
+    const opened = Store.open(db);
+    if (!opened.ok) throw new Error(opened.error.message);
+    expect(opened.value.integrityCheck()).toBe('ok');
+    opened.value.close();
   });
 });

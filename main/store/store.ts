@@ -42,8 +42,14 @@ export interface NewDataset {
 
 export interface RunSampleRecord {
   readonly index: number;
+  /** Which of the n outputs per sample (0 when there is one). */
+  readonly attempt?: number;
   readonly api: string;
   readonly code: string;
+  readonly prompt?: string | undefined;
+  readonly rawOutput?: string | undefined;
+  readonly generation?: unknown;
+  readonly error?: string | undefined;
   readonly request?: unknown;
   readonly verdict: unknown;
   readonly extraction: unknown;
@@ -64,6 +70,18 @@ export interface StoredRun extends Omit<NewRun, 'kind'> {
   readonly kind: string;
   readonly createdAt: string;
   readonly finishedAt: string | null;
+  readonly status: 'running' | 'finished';
+  readonly manifest: unknown;
+}
+
+export interface RunSummary {
+  readonly id: number;
+  readonly kind: string;
+  readonly status: string;
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+  readonly dataset: string;
+  readonly samples: number;
 }
 
 /** The editable part of a sample; a revision records it before and after. */
@@ -153,9 +171,9 @@ export class Store implements Disposable {
     try {
       if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       const db = new Database(file);
+      db.pragma('busy_timeout = 5000');
       db.pragma('journal_mode = WAL');
       db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
       const store = new Store(db);
       store.migrate();
       return ok(store);
@@ -164,17 +182,23 @@ export class Store implements Disposable {
     }
   }
 
+  /**
+   * Brings the schema up to date in one write transaction taken before the version is read
+   * (BEGIN IMMEDIATE), so processes opening the same new file at once (a run and the UI polling
+   * it) migrate it once, one after the other.
+   */
   private migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version > MIGRATIONS.length) {
-      throw new Error(`database schema version ${version} is newer than this workbench (${MIGRATIONS.length}); update the workbench`);
-    }
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v] ?? '');
-        this.db.pragma(`user_version = ${v + 1}`);
-      })();
-    }
+    if ((this.db.pragma('user_version', { simple: true }) as number) === MIGRATIONS.length) return;
+    this.db
+      .transaction(() => {
+        const version = this.db.pragma('user_version', { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new Error(`database schema version ${version} is newer than this workbench (${MIGRATIONS.length}); update the workbench`);
+        }
+        for (let v = version; v < MIGRATIONS.length; v++) this.db.exec(MIGRATIONS[v] ?? '');
+        this.db.pragma(`user_version = ${MIGRATIONS.length}`);
+      })
+      .immediate();
   }
 
   private get handle(): Database.Database {
@@ -345,31 +369,62 @@ export class Store implements Disposable {
 
   /** Stores a finished run with every sample's code, request, verdicts and timing, in one transaction. */
   saveRun(run: NewRun): number {
-    const db = this.handle;
     return this.transaction(() => {
-      const at = now();
-      const id = Number(
-        db
-          .prepare('INSERT INTO runs (kind, created_at, finished_at, dataset, settings, statistics) VALUES (?, ?, ?, ?, ?, ?)')
-          .run(run.kind, at, at, run.dataset, JSON.stringify(run.settings), JSON.stringify(run.statistics)).lastInsertRowid,
-      );
-      const add = db.prepare(
-        'INSERT INTO run_samples (run_id, sample_index, api, code, request, verdict, extraction, execution, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const s of run.samples) {
-        add.run(id, s.index, s.api, s.code, s.request === undefined ? null : JSON.stringify(s.request), JSON.stringify(s.verdict), JSON.stringify(s.extraction), s.execution === undefined ? null : JSON.stringify(s.execution), s.durationMs ?? null);
-      }
+      const id = this.startRun({ kind: run.kind, dataset: run.dataset, settings: run.settings, manifest: null });
+      for (const s of run.samples) this.addRunSample(id, s);
+      this.finishRun(id, run.statistics);
       return id;
     });
   }
 
+  /** Opens a run that is written sample by sample (status 'running' until `finishRun`). */
+  startRun(run: { kind: NewRun['kind']; dataset: string; settings: Record<string, unknown>; manifest: unknown }): number {
+    const result = this.handle
+      .prepare("INSERT INTO runs (kind, created_at, dataset, settings, status, manifest) VALUES (?, ?, ?, ?, 'running', ?)")
+      .run(run.kind, now(), run.dataset, JSON.stringify(run.settings), JSON.stringify(run.manifest));
+    return Number(result.lastInsertRowid);
+  }
+
+  /**
+   * Stores one finished sample of a run, replacing an earlier attempt at it (a retried error).
+   * One statement, committed at once: a crash afterwards never loses it.
+   */
+  addRunSample(runId: number, s: RunSampleRecord): void {
+    const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
+    this.handle
+      .prepare(
+        `INSERT OR REPLACE INTO run_samples (run_id, sample_index, attempt, api, code, request, verdict, extraction, execution, duration_ms, prompt, raw_output, generation, error)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(runId, s.index, s.attempt ?? 0, s.api, s.code, json(s.request), JSON.stringify(s.verdict), JSON.stringify(s.extraction), json(s.execution), s.durationMs ?? null, s.prompt ?? null, s.rawOutput ?? null, json(s.generation), s.error ?? null);
+  }
+
+  /** The outputs a run has stored (`index.attempt`), and which of them failed with an error. */
+  runProgress(runId: number): { done: Set<string>; errored: Set<string> } {
+    const rows = this.handle.prepare('SELECT sample_index, attempt, error FROM run_samples WHERE run_id = ?').all(runId) as { sample_index: number; attempt: number; error: string | null }[];
+    const key = (r: { sample_index: number; attempt: number }): string => `${r.sample_index}.${r.attempt}`;
+    return { done: new Set(rows.map(key)), errored: new Set(rows.filter((r) => r.error !== null).map(key)) };
+  }
+
+  finishRun(runId: number, statistics: unknown): void {
+    this.handle.prepare("UPDATE runs SET status = 'finished', finished_at = ?, statistics = ? WHERE id = ?").run(now(), JSON.stringify(statistics), runId);
+  }
+
+  listRuns(): RunSummary[] {
+    const rows = this.handle
+      .prepare('SELECT r.id, r.kind, r.status, r.created_at, r.finished_at, r.dataset, (SELECT COUNT(*) FROM run_samples s WHERE s.run_id = r.id) AS samples FROM runs r ORDER BY r.id')
+      .all() as { id: number; kind: string; status: string; created_at: string; finished_at: string | null; dataset: string; samples: number }[];
+    return rows.map((r) => ({ id: r.id, kind: r.kind, status: r.status, createdAt: r.created_at, finishedAt: r.finished_at, dataset: r.dataset, samples: r.samples }));
+  }
+
   getRun(id: number): StoredRun | undefined {
     const row = this.handle.prepare('SELECT * FROM runs WHERE id = ?').get(id) as
-      | { id: number; kind: string; created_at: string; finished_at: string | null; dataset: string; settings: string; statistics: string | null }
+      | { id: number; kind: string; created_at: string; finished_at: string | null; dataset: string; settings: string; statistics: string | null; status: 'running' | 'finished'; manifest: string | null }
       | undefined;
     if (!row) return undefined;
-    const samples = this.handle.prepare('SELECT * FROM run_samples WHERE run_id = ? ORDER BY sample_index').all(id) as {
+    const samples = this.handle.prepare('SELECT * FROM run_samples WHERE run_id = ? ORDER BY sample_index, attempt').all(id) as {
       sample_index: number;
+      attempt: number;
       api: string;
       code: string;
       request: string | null;
@@ -377,6 +432,10 @@ export class Store implements Disposable {
       extraction: string;
       execution: string | null;
       duration_ms: number | null;
+      prompt: string | null;
+      raw_output: string | null;
+      generation: string | null;
+      error: string | null;
     }[];
     return {
       id: row.id,
@@ -386,8 +445,11 @@ export class Store implements Disposable {
       dataset: row.dataset,
       settings: JSON.parse(row.settings) as Record<string, unknown>,
       statistics: row.statistics === null ? null : (JSON.parse(row.statistics) as unknown),
+      status: row.status,
+      manifest: row.manifest === null ? null : (JSON.parse(row.manifest) as unknown),
       samples: samples.map((s) => ({
         index: s.sample_index,
+        attempt: s.attempt,
         api: s.api,
         code: s.code,
         request: s.request === null ? undefined : (JSON.parse(s.request) as unknown),
@@ -395,6 +457,10 @@ export class Store implements Disposable {
         extraction: JSON.parse(s.extraction) as unknown,
         execution: s.execution === null ? undefined : (JSON.parse(s.execution) as unknown),
         durationMs: s.duration_ms ?? undefined,
+        prompt: s.prompt ?? undefined,
+        rawOutput: s.raw_output ?? undefined,
+        generation: s.generation === null ? undefined : (JSON.parse(s.generation) as unknown),
+        error: s.error ?? undefined,
       })),
     };
   }
