@@ -8,6 +8,7 @@ import { toErrorInfo } from '../api/errors.js';
 import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type Workbench } from '../service/index.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
 import { registerConstraintCommands } from './constraints.js';
+import { registerGenerationCommands } from './generation.js';
 import { registerScoringCommands } from './scoring.js';
 import { formatTable } from './table.js';
 
@@ -16,6 +17,10 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** serve: resolves when the server should stop (SIGINT/SIGTERM in the real CLI). */
   readonly untilStopped?: () => Promise<void>;
+  /** run: aborted on Ctrl-C, so a run stops after the samples in flight and stays resumable. */
+  readonly signal?: AbortSignal;
+  /** Whether stderr is a terminal (progress redrawn in place) or a log (a line every 5%). */
+  readonly isTTY?: boolean;
 }
 
 /** The repository (or packaged app) root: holds `specs/`, `datasets/` and `out/renderer`. */
@@ -179,6 +184,7 @@ export function buildProgram(io: CliIo): Command {
     });
 
   registerScoringCommands(program, io);
+  registerGenerationCommands(program, io);
   registerConstraintCommands(program, io);
   return program;
 }

@@ -1,2 +1,3 @@
 export { evaluateCode, type CodeEvaluation } from './evaluate.js';
 export { scoreCodes, type CodeSample, type CodeScores, type ScoredCode } from './scoreCodes.js';
+export { executeRun, reportOf, type RunPlan, type RunProgress, type RunReport, type RunSample } from './run.js';

@@ -1,0 +1,263 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { unwrap, WapiiError } from '../api/result.js';
+import { createExecutor } from '../execution/index.js';
+import { BUNDLED_VOCABULARIES, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice } from '../generation/index.js';
+import { PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
+import { executeRun, reportOf, type RunProgress, type RunReport } from '../runner/index.js';
+import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
+import { openWorkbench, prepareDataset } from '../service/index.js';
+import { sha256, type StoredRun } from '../store/index.js';
+import { readFileInput, readSpecDir } from './files.js';
+import type { CliIo } from './program.js';
+import { headlineTable } from './scoring.js';
+import { formatTable } from './table.js';
+
+const positiveInt = (name: string, value: string, min = 1): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new WapiiError('bad_input', `${name} must be an integer >= ${min}, not "${value}"`);
+  return n;
+};
+const number = (name: string, value: string, min: number, max: number): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) throw new WapiiError('bad_input', `${name} must be a number from ${min} to ${max}, not "${value}"`);
+  return n;
+};
+
+const duration = (seconds: number | undefined): string => {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '--';
+  const s = Math.round(seconds);
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+};
+
+/** One line: a bar, done/total, correct so far, tokens/s, ETA. Redrawn in place on a terminal. */
+export function progressLine(p: RunProgress, width = 24): string {
+  const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
+  const bar = '='.repeat(Math.max(0, filled - 1)) + (filled > 0 ? (p.done === p.total ? '=' : '>') : '') + ' '.repeat(width - filled);
+  const correct = p.done > 0 ? ` (${((p.correct / Math.max(1, p.done - p.errors)) * 100).toFixed(1)}%)` : '';
+  return `[${bar}] ${p.done}/${p.total}  correct ${p.correct}${correct}${p.errors ? `  errors ${p.errors}` : ''}  ${p.tokensPerSecond.toFixed(1)} tok/s  ETA ${duration(p.etaSeconds)}`;
+}
+
+/** The per-location argument table of a run. */
+function locationTable(statistics: Statistics): string {
+  const rows: [string, string][] = [
+    ['expected', 'arguments_expected_executable'],
+    ['correct name', 'arguments_correct_name'],
+    ['correct value', 'arguments_correct_value'],
+    ['missing', 'arguments_missing_executable'],
+    ['unnecessary', 'arguments_unnecessary'],
+    ['illegal', 'arguments_illegal'],
+  ];
+  const locations = new Set<string>();
+  for (const [, key] of rows) {
+    const v = statistics[key];
+    if (v && typeof v === 'object') for (const loc of Object.keys(v)) locations.add(loc);
+  }
+  const cols = ['all', ...[...locations].filter((l) => l !== 'all').sort()];
+  return formatTable(['arguments (executable samples)', ...cols], rows.map(([label, key]) => [label, ...cols.map((c) => String(headlineValue(statistics, key, c)))]));
+}
+
+export function reportText(report: RunReport): string {
+  return `${headlineTable(report.statistics, report.per_api)}\n${locationTable(report.statistics)}`;
+}
+
+function loadRun(io: CliIo, program: Command, ref: string): StoredRun {
+  using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+  const id = positiveInt('run', ref);
+  const run = wb.store.getRun(id);
+  if (!run) throw new WapiiError('not_found', `no run ${id} in ${wb.dbPath} (have: ${wb.store.listRuns().map((r) => r.id).join(', ') || 'none'})`);
+  void io;
+  return run;
+}
+
+export function registerGenerationCommands(program: Command, io: CliIo): void {
+  program
+    .command('make-test-model')
+    .description('write a random-weight GGUF model on a real tokenizer (from node-llama-cpp\'s llama.cpp source), for tests and benchmarks')
+    .addOption(new Option('--vocab <name>', 'tokenizer').choices([...BUNDLED_VOCABULARIES]).makeOptionMandatory())
+    .requiredOption('--out <file.gguf>', 'where to write the model')
+    .option('--layers <n>', 'transformer blocks', '2')
+    .option('--dim <n>', 'embedding width (a multiple of 32)', '64')
+    .option('--seed <n>', 'seed of the weights', '1')
+    .action((opts: { vocab: BundledVocabulary; out: string; layers: string; dim: string; seed: string }) => {
+      const shape = { layers: positiveInt('--layers', opts.layers), dim: positiveInt('--dim', opts.dim, 32), seed: positiveInt('--seed', opts.seed, 0) };
+      try {
+        writeTestModel(opts.vocab, opts.out, shape);
+      } catch (error) {
+        throw new WapiiError('bad_input', (error as Error).message);
+      }
+      io.stdout(`wrote ${opts.out} (${(fs.statSync(opts.out).size / 2 ** 20).toFixed(1)} MiB): ${opts.vocab} tokenizer, ${shape.layers} layers × ${shape.dim}, seed ${shape.seed}\n`);
+    });
+
+  program
+    .command('run')
+    .description('generate a completion per sample with a model, execute it, score it, and store every sample as it finishes')
+    .option('--model <file.gguf>', 'local GGUF model (node-llama-cpp)')
+    .option('--remote <url>', 'an OpenAI-compatible completions server instead (llama-server, vLLM)')
+    .option('--remote-model <name>', 'model name to send to the remote server', 'default')
+    .requiredOption('--dataset <file>', 'dataset JSON file')
+    .requiredOption('--specs <dir>', 'spec folder (<api>.yaml|json)')
+    .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).default('full'))
+    .addOption(new Option('--setting <setting>', 'decode freely or constrained by the spec').choices(['unconstrained', 'constrained']).default('unconstrained'))
+    .option('--limit <n>', 'only the first n samples of the dataset')
+    .option('--parallel <n>', 'samples decoded at once, in parallel sequences of one context', '1')
+    .option('--n <n>', 'outputs per sample', '1')
+    .option('--seed <n>', 'sampling seed', '1')
+    .option('--temperature <t>', 'sampling temperature; 0 is greedy', '0')
+    .option('--top-k <k>', 'top-k sampling', '40')
+    .option('--top-p <p>', 'top-p sampling', '0.95')
+    .option('--max-tokens <n>', 'new tokens per sample', '250')
+    .option('--context <n>', 'context size per sequence, in tokens', '1024')
+    .addOption(new Option('--gpu <choice>', 'GPU offload when one is found, or CPU only').choices(['auto', 'cpu']).default('auto'))
+    .option('--threads <n>', 'CPU threads (default: physical cores)')
+    .option('--step-deadline <ms>', 'constraint work per token before the sample ends as a timeout', '10000')
+    .option('--resume <run>', 'continue a run that was interrupted, without redoing finished samples')
+    .option('--retry-errors', 'with --resume: generate again the samples that failed with an error')
+    .option('--json', 'print the run\'s report as `wapii report --json` does, plus "run": <id>')
+    .action(async (opts: Record<string, string | boolean | undefined>) => {
+      const str = (k: string): string => String(opts[k]);
+      if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
+      if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
+      const setup = str('setup') as Setup;
+      const constrained = str('setting') === 'constrained';
+      const parallel = positiveInt('--parallel', str('parallel'));
+      const sampling = { temperature: number('--temperature', str('temperature'), 0, 5), topK: positiveInt('--top-k', str('topK'), 0), topP: number('--top-p', str('topP'), 0, 1), maxTokens: positiveInt('--max-tokens', str('maxTokens')) };
+      const n = positiveInt('--n', str('n'));
+      const seed = positiveInt('--seed', str('seed'), 0);
+      const datasetFile = unwrap(readFileInput(str('dataset')));
+      const specFiles = unwrap(readSpecDir(str('specs')));
+      const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
+      let samples = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config }));
+      if (opts['limit'] !== undefined) samples = samples.slice(0, positiveInt('--limit', str('limit')));
+      const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
+      const specSha256 = Object.fromEntries([...prepared.specs].map(([api, p]) => [api, sha256(p.file.content)]));
+
+      let backend: GenerationBackend;
+      let dispose: () => Promise<void> = async () => {};
+      if (opts['model']) {
+        const modelFile = path.resolve(str('model'));
+        if (!fs.existsSync(modelFile)) throw new WapiiError('bad_input', `model file not found: ${modelFile}`);
+        let runtime;
+        try {
+          runtime = await loadRuntime(modelFile, { gpu: str('gpu') as GpuChoice, ...(opts['threads'] ? { threads: positiveInt('--threads', str('threads')) } : {}) });
+        } catch (error) {
+          throw new WapiiError('bad_input', (error as Error).message);
+        }
+        io.stderr(`model: ${path.basename(modelFile)} — ${describeRuntime(runtime.info)}\n`);
+        backend = await localBackend(runtime, { ...sampling, parallel, contextSize: positiveInt('--context', str('context'), 64), stepDeadlineMs: positiveInt('--step-deadline', str('stepDeadline')), ...(constrained ? { constrainBy: specs } : {}) });
+        dispose = () => runtime.dispose();
+      } else {
+        if (constrained && setup !== 'full') throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: use --setup full');
+        backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel, ...(constrained ? { constrainBy: specs } : {}) });
+      }
+      const manifest = {
+        ...backend.manifest,
+        modelSha256: backend.manifest['modelSha256'] ?? null,
+        datasetFile: path.resolve(str('dataset')),
+        datasetSha256: sha256(datasetFile.content),
+        specSha256,
+        promptTemplate: PROMPT_TEMPLATE_HASH,
+        versions: { node: process.version, ...packageVersions() },
+      };
+      const settings = { setup, setting: str('setting'), n, seed, ...sampling, parallel, limit: samples.length };
+      const draw = (p: RunProgress): void => {
+        if (io.isTTY) io.stderr(`\r${progressLine(p)}\x1b[K`);
+        else if (p.done === p.total || p.done % Math.max(1, Math.ceil(p.total / 20)) === 0) io.stderr(`${progressLine(p)}\n`);
+      };
+      let result;
+      try {
+        using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+        await using executor = createExecutor({ timeoutMs: 1000 });
+        await using _backend = backend;
+        result = await executeRun({
+          store: wb.store,
+          backend,
+          executor,
+          samples,
+          specs,
+          plan: { setup, n, seed, settings, manifest, dataset: path.resolve(str('dataset')) },
+          ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
+          ...(opts['retryErrors'] ? { retryErrors: true } : {}),
+          ...(io.signal ? { signal: io.signal } : {}),
+          onProgress: draw,
+          onStart: (start) => {
+            if (start.resumed) io.stderr(`resuming run ${start.runId}: ${start.stored} outputs stored, ${start.toGenerate} to generate\n`);
+            else io.stderr(`run ${start.runId}: ${start.toGenerate} outputs to generate\n`);
+          },
+        }).catch((error: unknown) => {
+          throw error instanceof WapiiError ? error : new WapiiError('bad_input', (error as Error).message);
+        });
+      } finally {
+        await dispose();
+      }
+      if (io.isTTY) io.stderr('\n');
+      if (result.interrupted) {
+        io.stderr(`interrupted: finished samples are stored; continue with \`wapii run ... --resume ${result.runId}\`\n`);
+        return;
+      }
+      if (opts['json']) io.stdout(JSON.stringify({ ...result.report, run: result.runId }, null, 2) + '\n');
+      else io.stdout(`${reportText(result.report)}run ${result.runId}\n`);
+    });
+
+  program
+    .command('report')
+    .description("a stored run's metrics: the paper's headline table, per API and per argument location")
+    .argument('<run>', 'run number')
+    .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does')
+    .action((ref: string, opts: { json?: boolean }) => {
+      const run = loadRun(io, program, ref);
+      const report = reportOf(run);
+      if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
+      else io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
+    });
+
+  program
+    .command('compare')
+    .description('metric deltas between two runs, and the samples whose verdict changed')
+    .argument('<runA>')
+    .argument('<runB>')
+    .option('--json', 'print {metrics, changed}')
+    .action((a: string, b: string, opts: { json?: boolean }) => {
+      const runA = loadRun(io, program, a);
+      const runB = loadRun(io, program, b);
+      const ra = reportOf(runA);
+      const rb = reportOf(runB);
+      const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
+        const va = headlineValue(ra.statistics, key);
+        const vb = headlineValue(rb.statistics, key);
+        return { label, key, a: va, b: vb, delta: vb - va };
+      });
+      const verdictOf = (r: RunReport, index: string): string | undefined => {
+        const v = r.samples[index];
+        const first = Array.isArray(v) ? v[0] : v;
+        return first ? (first.error_verdict ? `${first.sample_verdict} (${first.error_verdict})` : first.sample_verdict) : undefined;
+      };
+      const indexes = [...new Set([...Object.keys(ra.samples), ...Object.keys(rb.samples)])].sort((x, y) => Number(x) - Number(y));
+      const changed = indexes.map((i) => ({ index: Number(i), a: verdictOf(ra, i) ?? null, b: verdictOf(rb, i) ?? null })).filter((c) => c.a !== c.b);
+      if (opts.json) {
+        io.stdout(JSON.stringify({ runs: [runA.id, runB.id], metrics, changed }, null, 2) + '\n');
+        return;
+      }
+      const fmt = (key: string, v: number): string => (key === 'samples_total' ? String(v) : `${(v * 100).toFixed(1)}%`);
+      const fmtDelta = (key: string, v: number): string => (key === 'samples_total' ? `${v >= 0 ? '+' : ''}${v}` : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`);
+      io.stdout(formatTable(['', `run ${runA.id}`, `run ${runB.id}`, 'Δ (points)'], metrics.map((m) => [m.label, fmt(m.key, m.a), fmt(m.key, m.b), fmtDelta(m.key, m.delta)])));
+      io.stdout(`\n${changed.length} samples changed verdict\n`);
+      if (changed.length > 0) io.stdout(formatTable(['sample', `run ${runA.id}`, `run ${runB.id}`], changed.map((c) => [String(c.index), c.a ?? '-', c.b ?? '-'])));
+    });
+}
+
+function packageVersions(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['node-llama-cpp', 'axios', 'isolated-vm', 'better-sqlite3']) {
+    try {
+      const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', name, 'package.json');
+      out[name] = (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+    } catch {
+      // not resolvable from here: left out
+    }
+  }
+  return out;
+}

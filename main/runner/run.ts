@@ -1,0 +1,180 @@
+import type { RequestConfig } from '../api/schemas.js';
+import type { Executor } from '../execution/index.js';
+import type { GenerationBackend, Generation } from '../generation/index.js';
+import type { ApiSpec } from '../openapi/index.js';
+import { completionPrompt, type Setup } from '../prompt/index.js';
+import { computeStatistics, type Statistics, type Verdict } from '../scoring/index.js';
+import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
+import { evaluateCode } from './evaluate.js';
+
+export interface RunSample {
+  /** Position in the dataset file. */
+  readonly index: number;
+  readonly api: string;
+  readonly task: string;
+  readonly config: RequestConfig;
+}
+
+export interface RunProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly correct: number;
+  readonly errors: number;
+  readonly tokens: number;
+  readonly tokensPerSecond: number;
+  /** Seconds left at the pace so far; undefined before the first sample finishes. */
+  readonly etaSeconds: number | undefined;
+}
+
+export interface RunPlan {
+  readonly setup: Setup;
+  /** Outputs per sample. */
+  readonly n: number;
+  readonly seed: number;
+  /** The settings and manifest stored with the run; a resumed run must match them. */
+  readonly settings: Record<string, unknown>;
+  readonly manifest: Record<string, unknown>;
+  readonly dataset: string;
+}
+
+export interface RunReport {
+  readonly statistics: Statistics;
+  readonly per_api: Record<string, Statistics>;
+  readonly samples: Record<string, Verdict | Verdict[]>;
+}
+
+/** The metric tables of a stored run, from its stored verdicts (errored outputs left out). */
+export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
+  const ok = run.samples.filter((s) => s.error === undefined && s.verdict !== null) as (RunSampleRecord & { verdict: Verdict })[];
+  const per_api: Record<string, Statistics> = {};
+  for (const api of [...new Set(ok.map((s) => s.api))].sort()) per_api[api] = computeStatistics(ok.filter((s) => s.api === api).map((s) => s.verdict));
+  const samples: Record<string, Verdict | Verdict[]> = {};
+  for (const s of ok) {
+    const key = String(s.index);
+    const prior = samples[key];
+    samples[key] = prior === undefined ? s.verdict : [...(Array.isArray(prior) ? prior : [prior]), s.verdict];
+  }
+  return { statistics: computeStatistics(ok.map((s) => s.verdict)), per_api, samples };
+}
+
+/** The settings that make two runs the same experiment; a resume must not change any of them. */
+const IDENTITY = ['setup', 'setting', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens'] as const;
+
+/**
+ * Generate → execute → score → store, one output at a time: each is written to SQLite the moment
+ * it finishes, so a crash or Ctrl-C loses nothing finished and `resume` continues without
+ * redoing it. Slots of the backend run concurrently, each taking the next output from one queue.
+ */
+export async function executeRun(input: {
+  store: Store;
+  backend: GenerationBackend;
+  executor: Pick<Executor, 'run'>;
+  samples: readonly RunSample[];
+  specs: ReadonlyMap<string, ApiSpec>;
+  plan: RunPlan;
+  resume?: number;
+  retryErrors?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: RunProgress) => void;
+  /** Called once the queue is known: how many outputs were already stored, and how many are to generate. */
+  onStart?: (start: { runId: number; resumed: boolean; stored: number; toGenerate: number }) => void;
+}): Promise<{ runId: number; report: RunReport; interrupted: boolean }> {
+  const { store, backend, plan } = input;
+  let runId: number;
+  if (input.resume !== undefined) {
+    const prior = store.getRun(input.resume);
+    if (!prior) throw new Error(`there is no run ${input.resume} to resume`);
+    if (prior.kind !== 'generation') throw new Error(`run ${input.resume} scored imported code; only generation runs can be resumed`);
+    for (const key of IDENTITY) {
+      if (JSON.stringify(prior.settings[key]) !== JSON.stringify(plan.settings[key])) {
+        throw new Error(`run ${input.resume} was made with ${key} = ${JSON.stringify(prior.settings[key])}, not ${JSON.stringify(plan.settings[key])}; resume it with the same options`);
+      }
+    }
+    const manifest = (prior.manifest ?? {}) as Record<string, unknown>;
+    for (const key of ['modelSha256', 'datasetSha256', 'specSha256', 'promptTemplate'] as const) {
+      if (manifest[key] !== undefined && JSON.stringify(manifest[key]) !== JSON.stringify(plan.manifest[key])) {
+        throw new Error(`run ${input.resume} was made with a different ${key === 'modelSha256' ? 'model file' : key === 'datasetSha256' ? 'dataset' : key === 'specSha256' ? 'set of specs' : 'prompt template'}; start a new run instead`);
+      }
+    }
+    runId = prior.id;
+  } else {
+    runId = store.startRun({ kind: 'generation', dataset: plan.dataset, settings: plan.settings, manifest: plan.manifest });
+  }
+  const progress = store.runProgress(runId);
+  const queue: { sample: RunSample; attempt: number }[] = [];
+  for (const sample of input.samples) {
+    for (let attempt = 0; attempt < plan.n; attempt++) {
+      const key = `${sample.index}.${attempt}`;
+      if (!progress.done.has(key) || (input.retryErrors && progress.errored.has(key))) queue.push({ sample, attempt });
+    }
+  }
+  const total = input.samples.length * plan.n;
+  input.onStart?.({ runId, resumed: input.resume !== undefined, stored: progress.done.size, toGenerate: queue.length });
+  let done = total - queue.length;
+  let correct = 0;
+  let errors = 0;
+  let tokens = 0;
+  const started = performance.now();
+  let finishedHere = 0;
+  const report = (): void => {
+    const elapsed = (performance.now() - started) / 1000;
+    input.onProgress?.({
+      done,
+      total,
+      correct,
+      errors,
+      tokens,
+      tokensPerSecond: elapsed > 0 ? tokens / elapsed : 0,
+      etaSeconds: finishedHere > 0 ? ((total - done) * elapsed) / finishedHere : undefined,
+    });
+  };
+  report();
+
+  const runOne = async (slot: number, item: { sample: RunSample; attempt: number }): Promise<void> => {
+    const { sample, attempt } = item;
+    const spec = input.specs.get(sample.api);
+    const prompt = completionPrompt(sample, plan.setup);
+    const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
+    let record: RunSampleRecord;
+    try {
+      if (!spec) throw new Error(`no spec for API ${sample.api}`);
+      const generation: Generation = await backend.slot(slot).generate({ prompt, api: sample.api, seed: plan.seed + sample.index * 1000 + attempt });
+      const marker = generation.stop === 'timeout' ? '\n//timeout' : generation.stop === 'unsatisfiable' ? '\n//unsatisfiable' : '';
+      const code = prompt.starter + generation.text + marker;
+      const evaluation = await evaluateCode(code, sample.config, spec, input.executor);
+      const { text: _text, ...meta } = generation;
+      record = {
+        ...base,
+        code,
+        rawOutput: generation.text,
+        request: evaluation.request,
+        verdict: evaluation.verdict,
+        extraction: evaluation.extraction,
+        execution: evaluation.execution,
+        durationMs: generation.promptMs + generation.generateMs,
+        generation: meta,
+      };
+      tokens += generation.tokens;
+      if (evaluation.verdict.sample_verdict === 'correct') correct++;
+    } catch (error) {
+      errors++;
+      record = { ...base, code: prompt.starter, verdict: null, extraction: { error: 'not generated' }, error: error instanceof Error ? error.message : String(error) };
+    }
+    store.addRunSample(runId, record);
+    done++;
+    finishedHere++;
+    report();
+  };
+
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(backend.slots, queue.length) }, async (_, slot) => {
+      while (next < queue.length && !input.signal?.aborted) await runOne(slot, queue[next++]!);
+    }),
+  );
+  const interrupted = (input.signal?.aborted ?? false) && next < queue.length;
+  const run = store.getRun(runId)!;
+  const result = reportOf(run);
+  if (!interrupted) store.finishRun(runId, { statistics: result.statistics, per_api: result.per_api });
+  return { runId, report: result, interrupted };
+}
