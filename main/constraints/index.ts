@@ -2,5 +2,5 @@ export { compileConstraints, ConstraintMatcher, type FeedResult } from './matche
 export type { CompiledSpec } from './invocation.js';
 export type { ObjectRule, ValueRule } from './rules.js';
 export { hasBit, TokenConstraint, tokenIndex, type TokenIndex } from './tokens.js';
-export { vocabularyFromGguf, type Vocabulary } from './vocabulary.js';
+export { decodeTokens, reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from './vocabulary.js';
 export { exportGbnf } from './gbnf.js';

@@ -42,7 +42,9 @@ export function vocabularyFromGguf(source: Uint8Array | string): Vocabulary {
   if (!Array.isArray(tokens)) throw new Error('the GGUF file has no tokenizer.ggml.tokens');
   const types = (meta.get('tokenizer.ggml.token_type') as number[] | undefined) ?? [];
   const encoder = new TextEncoder();
-  const strict = new TextDecoder('utf-8', { fatal: true });
+  // ignoreBOM keeps a leading U+FEFF: qwen2 has tokens such as "\uFEFF//", and a decoder that
+  // strips it would let the constraint see "//" where the model writes a BOM first.
+  const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const byteDecoder = model === 'gpt2' ? gpt2ByteDecoder() : undefined;
   const bytes: Uint8Array[] = [];
   const text: (string | null)[] = [];
@@ -68,4 +70,43 @@ export function vocabularyFromGguf(source: Uint8Array | string): Vocabulary {
   });
   const eos = [meta.get('tokenizer.ggml.eos_token_id'), meta.get('tokenizer.ggml.eot_token_id')].filter((v): v is number => typeof v === 'number');
   return { model, bytes, text, eos: [...new Set(eos)] };
+}
+
+/**
+ * The vocabulary as the runtime that samples from it sees it. llama.cpp turns some tokens into
+ * control tokens by their text (qwen2's "</s>", DeepSeek's FIM markers, ...) whatever their type
+ * in the file says; such a token writes no text, so the constraint must not count it as text.
+ */
+export function reconcileVocabulary(vocabulary: Vocabulary, runtime: { isControl(id: number): boolean; isEndOfGeneration(id: number): boolean }): Vocabulary {
+  const bytes = [...vocabulary.bytes];
+  const text = [...vocabulary.text];
+  const eos = new Set(vocabulary.eos);
+  for (let id = 0; id < text.length; id++) {
+    if (runtime.isEndOfGeneration(id)) eos.add(id);
+    if (bytes[id]!.length > 0 && runtime.isControl(id)) {
+      bytes[id] = new Uint8Array(0);
+      text[id] = null;
+    }
+  }
+  return { model: vocabulary.model, bytes, text, eos: [...eos] };
+}
+
+/**
+ * The text a token sequence writes: its bytes, concatenated and decoded. This, not the runtime's
+ * detokenizer, is what a run scores, because it is exactly what the constraint saw: detokenizers
+ * may tidy text (llama.cpp removes the space before punctuation for some tokenizers, and a
+ * SentencePiece model's leading space), which would change code after it was checked.
+ */
+export function decodeTokens(vocabulary: Vocabulary, tokens: readonly number[]): string {
+  let length = 0;
+  for (const t of tokens) length += vocabulary.bytes[t]?.length ?? 0;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const t of tokens) {
+    const b = vocabulary.bytes[t];
+    if (!b) continue;
+    out.set(b, at);
+    at += b.length;
+  }
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(out);
 }

@@ -4,10 +4,17 @@ import type { Decoder, Position } from './decoder.js';
 
 export interface GenerationOptions {
   readonly maxTokens: number;
+  /** The text of tokens: their vocabulary bytes, decoded (see `decodeTokens`), so the text scored is the text constrained. */
+  readonly decode: (tokens: readonly Token[]) => string;
   /** Greedy decoding (temperature 0): an intervention then takes the model's best allowed token. */
   readonly greedy: boolean;
   /** Constraint work allowed per step before the sample ends as a timeout. */
   readonly stepDeadlineMs: number;
+  /**
+   * Chat replies: texts that end the snippet (the code block's closing fence, the chat
+   * template's end-of-turn text), cut from the output. Without them, a blank line does.
+   */
+  readonly stopTexts?: readonly string[];
 }
 
 /** Where constrained decoding overrode the model, for the sample inspector. */
@@ -82,7 +89,7 @@ export async function generate(
   let constraintMs = 0;
   const generated: Token[] = [];
   const interventions: Intervention[] = [];
-  const textOf = (token: Token): string => model.detokenize([token], true);
+  const textOf = (token: Token): string => options.decode([token]);
   let stop: StopReason = 'limit';
   let timedOut = false;
 
@@ -139,13 +146,24 @@ export async function generate(
         stop = 'snippet';
         break;
       }
-    } else if (/\S[\s\S]*\n[ \t]*\n$/.test(model.detokenize(generated.slice(-8)))) {
+    } else if (options.stopTexts) {
+      // Checked on the last few tokens only: a stop text is a handful of tokens at most.
+      const tail = options.decode(generated.slice(-8));
+      if (options.stopTexts.some((t) => tail.includes(t))) {
+        stop = 'snippet';
+        break;
+      }
+    } else if (/\S[\s\S]*\n[ \t]*\n$/.test(options.decode(generated.slice(-8)))) {
       // A blank line after code ends the snippet (checked on the last few tokens only).
       stop = 'snippet';
       break;
     }
   }
-  let text = model.detokenize(generated);
+  let text = options.decode(generated);
+  if (options.stopTexts && stop === 'snippet' && !constraint) {
+    const cut = Math.min(...options.stopTexts.map((t) => text.indexOf(t)).filter((i) => i >= 0));
+    if (Number.isFinite(cut)) text = text.slice(0, cut);
+  }
   if (constraint && (stop === 'limit' || stop === 'eos') && !constraint.state.isComplete()) {
     const closing = constraint.state.completion() ?? '';
     interventions.push({ kind: 'closed', step: generated.length, text: closing });

@@ -1,5 +1,6 @@
-import type { LlamaContext, LlamaContextSequence } from 'node-llama-cpp';
-import { ConstraintMatcher, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
+import { resolveChatWrapper, SpecialTokensText, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
+import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
+import { ConstraintMatcher, decodeTokens, reconcileVocabulary, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 import { Decoder } from './decoder.js';
@@ -13,6 +14,11 @@ export interface LocalOptions extends SamplingOptions {
   /** The specs to constrain by, per API; absent for unconstrained runs. */
   readonly constrainBy?: ReadonlyMap<string, ApiSpec>;
   readonly stepDeadlineMs: number;
+  /**
+   * Chat/instruct models: prompts go through node-llama-cpp's chat wrapper ('auto': the one the
+   * model's metadata names), with the reply opened by the prompt's `replyPrefix`.
+   */
+  readonly chatWrapper?: 'auto' | 'chatML' | 'general' | 'llama3' | 'llama2Chat' | 'mistral' | 'gemma' | 'qwen' | 'deepSeek';
 }
 
 /**
@@ -28,11 +34,13 @@ export async function localBackend(runtime: Runtime, options: LocalOptions): Pro
     threads: runtime.info.threads,
     batchSize: Math.min(512, options.contextSize),
   });
-  const vocabulary: Vocabulary | undefined = options.constrainBy ? vocabularyFromGguf(runtime.info.modelFile) : undefined;
+  const model = runtime.model;
+  const vocabulary = reconcileVocabulary(vocabularyFromGguf(runtime.info.modelFile), { isControl: (id) => model.isSpecialToken(id as Token), isEndOfGeneration: (id) => model.isEogToken(id as Token) });
+  const chat = options.chatWrapper ? resolveChatWrapper(runtime.model, { type: options.chatWrapper }) : undefined;
   const slots: SlotGenerator[] = [];
-  for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary));
+  for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat));
   return {
-    manifest: { engine: 'node-llama-cpp', ...runtime.info, contextSize: options.contextSize, parallel: options.parallel },
+    manifest: { engine: 'node-llama-cpp', ...runtime.info, contextSize: options.contextSize, parallel: options.parallel, ...(chat ? { chatWrapper: chat.wrapperName } : {}) },
     slots: options.parallel,
     slot: (index) => slots[index]!,
     async [Symbol.asyncDispose]() {
@@ -41,11 +49,31 @@ export async function localBackend(runtime: Runtime, options: LocalOptions): Pro
   };
 }
 
-function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: LocalOptions, vocabulary: Vocabulary | undefined): SlotGenerator {
+/** The tokens a prompt puts before the model's first new token, and the texts that end its reply. */
+function promptTokens(runtime: Runtime, prompt: CompletionPrompt, chat: ChatWrapper | undefined): { tokens: Token[]; stopTexts?: string[] } {
+  const model = runtime.model;
+  if (!chat) {
+    const tokens = model.tokenize(prompt.text, false);
+    const bos = model.tokens.bos;
+    return { tokens: bos !== null && model.tokens.shouldPrependBosToken ? [bos, ...tokens] : tokens };
+  }
+  if (prompt.replyPrefix === undefined) throw new Error('bug: a chat model needs a chat prompt');
+  // A model turn that already holds text is left open by the wrapper: the model continues it.
+  const state = chat.generateContextState({ chatHistory: [{ type: 'user', text: prompt.text }, { type: 'model', response: [prompt.replyPrefix] }] });
+  return { tokens: state.contextText.tokenize(model.tokenizer), stopTexts: [`\n${REPLY_FENCE}`, ...state.stopGenerationTriggers.flatMap(plainText)] };
+}
+
+/** A stop trigger as plain text, when it is one (special tokens end generation as end-of-generation tokens). */
+function plainText(trigger: LlamaText): string[] {
+  const parts = trigger.values.map((v) => (typeof v === 'string' ? v : v instanceof SpecialTokensText ? v.value : undefined));
+  return parts.every((p) => p !== undefined) && parts.join('') !== '' ? [parts.join('')] : [];
+}
+
+function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: LocalOptions, vocabulary: Vocabulary, chat: ChatWrapper | undefined): SlotGenerator {
   const constraints = new Map<string, TokenConstraint>();
   const constraintFor = (api: string): TokenConstraint | undefined => {
     const spec = options.constrainBy?.get(api);
-    if (!spec || !vocabulary) return undefined;
+    if (!spec) return undefined;
     let constraint = constraints.get(api);
     if (!constraint) constraints.set(api, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec))));
     constraint.reset();
@@ -56,14 +84,16 @@ function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: Lo
       const constraint = options.constrainBy ? constraintFor(api) : undefined;
       if (options.constrainBy && !constraint) throw new Error(`no spec to constrain ${api} by`);
       if (constraint) {
-        const primed = constraint.state.feed(prompt.text);
+        // The constraint sees the code the model continues: the prompt, or (chat) the reply's start.
+        const primed = constraint.state.feed(chat ? (prompt.replyPrefix ?? '') : prompt.text);
         if (!primed.ok) throw new Error(`the prompt does not open an invocation the constraints accept (${primed.reason})`);
       }
-      const tokens = runtime.model.tokenize(prompt.text, false);
-      const bos = runtime.model.tokens.bos;
-      const promptTokens = bos !== null && runtime.model.tokens.shouldPrependBosToken ? [bos, ...tokens] : tokens;
+      const { tokens, stopTexts } = promptTokens(runtime, prompt, chat);
+      if (tokens.length + options.maxTokens > options.contextSize) {
+        throw new Error(`the prompt (${tokens.length} tokens) and ${options.maxTokens} new tokens do not fit a context of ${options.contextSize}; raise --context or lower --max-tokens`);
+      }
       using decoder = new Decoder(sequence, runtime.model, { temperature: options.temperature, topK: options.topK, topP: options.topP, seed });
-      return await generate(sequence, runtime.model, decoder, promptTokens, { maxTokens: options.maxTokens, greedy: options.temperature <= 0, stepDeadlineMs: options.stepDeadlineMs }, constraint);
+      return await generate(sequence, runtime.model, decoder, tokens, { maxTokens: options.maxTokens, decode: (t) => decodeTokens(vocabulary, t), greedy: options.temperature <= 0, stepDeadlineMs: options.stepDeadlineMs, ...(stopTexts ? { stopTexts } : {}) }, constraint);
     },
   };
 }

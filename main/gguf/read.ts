@@ -25,7 +25,7 @@ export function readGgufEntries(data: Uint8Array): GgufEntry[] {
   let at = 0;
   const u32 = (): number => ((at += 4), view.getUint32(at - 4, true));
   const u64 = (): bigint => ((at += 8), view.getBigUint64(at - 8, true));
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // a token may begin with U+FEFF: keep it
   const str = (): string => {
     const length = Number(u64());
     // A cut-off header must fail as one (RangeError), not decode to a shorter string.
