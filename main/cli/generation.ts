@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
-import { BUNDLED_VOCABULARIES, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice } from '../generation/index.js';
+import { BUNDLED_VOCABULARIES, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
 import { PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
 import { executeRun, reportOf, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
@@ -102,6 +102,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .requiredOption('--specs <dir>', 'spec folder (<api>.yaml|json)')
     .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).default('full'))
     .addOption(new Option('--setting <setting>', 'decode freely or constrained by the spec').choices(['unconstrained', 'constrained']).default('unconstrained'))
+    .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
     .option('--limit <n>', 'only the first n samples of the dataset')
     .option('--parallel <n>', 'samples decoded at once, in parallel sequences of one context', '1')
     .option('--n <n>', 'outputs per sample', '1')
@@ -122,6 +123,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
       if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
       const setup = str('setup') as Setup;
+      const chat = opts['chat'] === undefined ? undefined : (str('chat') as NonNullable<LocalOptions['chatWrapper']>);
+      if (chat && opts['remote']) throw new WapiiError('bad_input', '--chat works with a local --model; a remote server takes completion prompts');
       const constrained = str('setting') === 'constrained';
       const parallel = positiveInt('--parallel', str('parallel'));
       const sampling = { temperature: number('--temperature', str('temperature'), 0, 5), topK: positiveInt('--top-k', str('topK'), 0), topP: number('--top-p', str('topP'), 0, 1), maxTokens: positiveInt('--max-tokens', str('maxTokens')) };
@@ -147,7 +150,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
           throw new WapiiError('bad_input', (error as Error).message);
         }
         io.stderr(`model: ${path.basename(modelFile)} — ${describeRuntime(runtime.info)}\n`);
-        backend = await localBackend(runtime, { ...sampling, parallel, contextSize: positiveInt('--context', str('context'), 64), stepDeadlineMs: positiveInt('--step-deadline', str('stepDeadline')), ...(constrained ? { constrainBy: specs } : {}) });
+        backend = await localBackend(runtime, { ...sampling, parallel, contextSize: positiveInt('--context', str('context'), 64), stepDeadlineMs: positiveInt('--step-deadline', str('stepDeadline')), ...(constrained ? { constrainBy: specs } : {}), ...(chat ? { chatWrapper: chat } : {}) });
         dispose = () => runtime.dispose();
       } else {
         if (constrained && setup !== 'full') throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: use --setup full');
@@ -162,7 +165,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         promptTemplate: PROMPT_TEMPLATE_HASH,
         versions: { node: process.version, ...packageVersions() },
       };
-      const settings = { setup, setting: str('setting'), n, seed, ...sampling, parallel, limit: samples.length };
+      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), n, seed, ...sampling, parallel, limit: samples.length };
       const draw = (p: RunProgress): void => {
         if (io.isTTY) io.stderr(`\r${progressLine(p)}\x1b[K`);
         else if (p.done === p.total || p.done % Math.max(1, Math.ceil(p.total / 20)) === 0) io.stderr(`${progressLine(p)}\n`);
@@ -178,7 +181,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
           executor,
           samples,
           specs,
-          plan: { setup, n, seed, settings, manifest, dataset: path.resolve(str('dataset')) },
+          plan: { setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings, manifest, dataset: path.resolve(str('dataset')) },
           ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
           ...(opts['retryErrors'] ? { retryErrors: true } : {}),
           ...(io.signal ? { signal: io.signal } : {}),

@@ -1,3 +1,3 @@
 export { QUOTES, starterCode, stringLiteral, type Quote, type Setup } from './starter.js';
 export { jsLiteral, oracleProgram, type CallStyle } from './oracle.js';
-export { chatPrompt, codeFromReply, completionPrompt, PROMPT_TEMPLATE, PROMPT_TEMPLATE_HASH, type CompletionPrompt } from './template.js';
+export { chatPrompt, completionPrompt, promptFor, PROMPT_TEMPLATE, PROMPT_TEMPLATE_HASH, REPLY_FENCE, type CompletionPrompt, type PromptStyle } from './template.js';

@@ -15,35 +15,46 @@ export const PROMPT_TEMPLATE = `// JavaScript, Node.js. Each snippet below makes
 // API: {api}
 {starter}`;
 
-/** Identifies the template in a run's manifest: a changed template is a different experiment. */
-export const PROMPT_TEMPLATE_HASH = createHash('sha256').update(PROMPT_TEMPLATE).digest('hex').slice(0, 16);
+/** The user's message for chat models; the starter code follows it in a code block. (Filled with replacer functions: a task may contain `$&`.) */
+export const CHAT_TEMPLATE = `Complete this JavaScript (Node.js) so that it makes the one HTTP request the task comment asks for, to the {api} API, with Axios: the URL, method, headers, query parameters and body its OpenAPI description defines, and nothing the task does not ask for. Reply with the program in one \`\`\`javascript block.
+
+\`\`\`javascript
+{starter}
+\`\`\``;
+
+/** Identifies the templates in a run's manifest: a changed template is a different experiment. */
+export const PROMPT_TEMPLATE_HASH = createHash('sha256').update(PROMPT_TEMPLATE).update('\0').update(CHAT_TEMPLATE).digest('hex').slice(0, 16);
 
 export interface CompletionPrompt {
-  /** The whole prompt the model continues. */
+  /** Completion mode: the whole prompt the model continues. Chat mode: the user's message. */
   readonly text: string;
-  /** Its last part, the starter code: prompt minus this is the shared head. */
+  /** The starter code the model continues; the code scored is starter + what the model wrote. */
   readonly starter: string;
+  /**
+   * Chat mode only: the start of the model's own reply (a code fence and the starter), so a chat
+   * model continues the starter inside its reply, in the same two setups as a base model.
+   */
+  readonly replyPrefix?: string;
 }
 
 export function completionPrompt(sample: { api: string; task: string; config: Pick<RequestConfig, 'method' | 'url'> }, setup: Setup): CompletionPrompt {
   const starter = starterCode(setup, sample.task, sample.config);
-  return { text: PROMPT_TEMPLATE.replace('{api}', sample.api).replace('{starter}', starter), starter };
+  return { text: PROMPT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => starter), starter };
 }
 
+/** Where a chat reply's code block ends. */
+export const REPLY_FENCE = '```';
+
 /**
- * For chat/instruct models: the instruction as a user message; the reply's code is extracted by
- * `codeFromReply`, and the starter is prepended when the reply continues it.
+ * For chat/instruct models: the instruction as the user's message, and the reply opened with a
+ * code fence and the starter code. What the model writes up to the closing fence completes it.
  */
 export function chatPrompt(sample: { api: string; task: string; config: Pick<RequestConfig, 'method' | 'url'> }, setup: Setup): CompletionPrompt {
   const starter = starterCode(setup, sample.task, sample.config);
-  const text = `Complete this JavaScript so that it makes the one HTTP request the task comment asks for, to the ${sample.api} API, with Axios. Reply with the whole program in one \`\`\`javascript block.\n\n\`\`\`javascript\n${starter}\n\`\`\``;
-  return { text, starter };
+  const text = CHAT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => starter);
+  return { text, starter, replyPrefix: `${REPLY_FENCE}javascript\n${starter}` };
 }
 
-/** The program in a chat reply: its first fenced block (or the whole reply), completing the starter if it does not repeat it. */
-export function codeFromReply(reply: string, starter: string): string {
-  const fenced = /```(?:javascript|js|typescript|ts)?[^\n]*\n([\s\S]*?)(?:```|$)/.exec(reply);
-  const code = (fenced ? fenced[1]! : reply).trim();
-  if (code.includes('axios.') && (code.includes('require(') || code.includes('import '))) return code;
-  return starter + code;
-}
+export type PromptStyle = 'completion' | 'chat';
+
+export const promptFor = (style: PromptStyle): typeof completionPrompt => (style === 'chat' ? chatPrompt : completionPrompt);

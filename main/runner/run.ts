@@ -2,7 +2,7 @@ import type { RequestConfig } from '../api/schemas.js';
 import type { Executor } from '../execution/index.js';
 import type { GenerationBackend, Generation } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { completionPrompt, type Setup } from '../prompt/index.js';
+import { promptFor, type PromptStyle, type Setup } from '../prompt/index.js';
 import { computeStatistics, type Statistics, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
 import { evaluateCode } from './evaluate.js';
@@ -28,6 +28,8 @@ export interface RunProgress {
 
 export interface RunPlan {
   readonly setup: Setup;
+  /** Base models continue a completion prompt; chat models answer a chat prompt (default: completion). */
+  readonly promptStyle?: PromptStyle;
   /** Outputs per sample. */
   readonly n: number;
   readonly seed: number;
@@ -58,7 +60,7 @@ export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
 }
 
 /** The settings that make two runs the same experiment; a resume must not change any of them. */
-const IDENTITY = ['setup', 'setting', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens'] as const;
+const IDENTITY = ['setup', 'prompt', 'setting', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens'] as const;
 
 /**
  * Generate → execute → score → store, one output at a time: each is written to SQLite the moment
@@ -133,7 +135,7 @@ export async function executeRun(input: {
   const runOne = async (slot: number, item: { sample: RunSample; attempt: number }): Promise<void> => {
     const { sample, attempt } = item;
     const spec = input.specs.get(sample.api);
-    const prompt = completionPrompt(sample, plan.setup);
+    const prompt = promptFor(plan.promptStyle ?? 'completion')(sample, plan.setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
     let record: RunSampleRecord;
     try {

@@ -3,7 +3,7 @@ import { ConstraintMatcher } from '../../main/constraints/index.js';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import { cachedTestModel, localBackend, loadRuntime, physicalCores, type BundledVocabulary, type Generation, type Runtime } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import { completionPrompt, type Setup } from '../../main/prompt/index.js';
+import { chatPrompt, completionPrompt, type Setup } from '../../main/prompt/index.js';
 import { hasVocabBundle } from '../support/vocab.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
 
@@ -92,6 +92,24 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
         expect(again.tokens).toBe(first.tokens);
         expect(first.interventions).toEqual([]);
         expect(first.constraintMs).toBe(0);
+      });
+
+      it("chat: the prompt goes through the model's chat wrapper, the reply opens with the starter, and constrained replies are legal", async () => {
+        await using free = await localBackend(runtime, { parallel: 1, contextSize: 768, stepDeadlineMs: 10_000, temperature: 0, topK: 40, topP: 0.95, maxTokens: 8, chatWrapper: 'chatML' });
+        await using constrained = await localBackend(runtime, { parallel: 1, contextSize: 768, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 16, chatWrapper: 'chatML' });
+        expect(free.manifest).toMatchObject({ chatWrapper: 'ChatML' });
+        for (const item of pick().slice(0, 2)) {
+          const prompt = chatPrompt(item.sample, item.setup);
+          expect(prompt.replyPrefix).toBe('```javascript\n' + prompt.starter);
+          const plain = await free.slot(0).generate({ prompt, api: item.sample.api, seed: 1 });
+          // Everything the user's message says, framed as a ChatML turn, came before the reply.
+          expect(plain.promptTokens).toBeGreaterThan(runtime.model.tokenize(prompt.text + prompt.replyPrefix!).length);
+          expect(plain.text).not.toContain('\n```');
+          const legal = await constrained.slot(0).generate({ prompt, api: item.sample.api, seed: 3 });
+          const matcher = ConstraintMatcher.create(specs.get(item.sample.api)!);
+          expect(matcher.feed(prompt.replyPrefix! + legal.text)).toMatchObject({ ok: true });
+          expect(matcher.isComplete()).toBe(true);
+        }
       });
     });
   }

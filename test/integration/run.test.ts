@@ -210,4 +210,20 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     // Constrained: whatever the random model said, every executable sample is legal.
     expect(report.statistics['samples_executable']).toBeGreaterThan(0);
   });
+
+  it('Ctrl-C stops after the samples in flight, stores them, and says how to resume', async () => {
+    const db = path.join(dir, 'interrupted.db');
+    const child = wapii(db);
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let i = 0; i < 600 && !/\] [1-9]\d*\/10/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('interrupted: finished samples are stored; continue with `wapii run ... --resume 1`');
+    const run = withStore(db, (s) => s.getRun(1)!);
+    expect(run.status).toBe('running');
+    expect(run.samples.length).toBeGreaterThan(0);
+    expect(run.samples.length).toBeLessThan(10);
+  });
 });
