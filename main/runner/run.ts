@@ -113,8 +113,10 @@ export async function executeRun(input: {
   const total = input.samples.length * plan.n;
   input.onStart?.({ runId, resumed: input.resume !== undefined, stored: progress.done.size, toGenerate: queue.length });
   let done = total - queue.length;
-  let correct = 0;
-  let errors = 0;
+  // A resumed run's counts start from what it stored (outputs about to be retried excepted).
+  const kept = input.resume === undefined ? [] : (store.getRun(runId)?.samples ?? []).filter((s) => !(input.retryErrors && s.error !== undefined));
+  let correct = kept.filter((s) => (s.verdict as Verdict | null)?.sample_verdict === 'correct').length;
+  let errors = kept.filter((s) => s.error !== undefined).length;
   let tokens = 0;
   const started = performance.now();
   let finishedHere = 0;

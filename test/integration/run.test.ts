@@ -113,6 +113,8 @@ describe('wapii run against an OpenAI-compatible server, report, compare, retry'
 
       const retried = await cli('--db', db, 'run', '--remote', server.url, '--dataset', DEMO_DATASET, '--specs', DEMO_SPECS, '--setting', 'constrained', '--limit', '6', '--resume', '1', '--retry-errors', '--json');
       expect(retried.stderr).toContain('resuming run 1: 6 outputs stored, 1 to generate');
+      // The progress line counts what the run already holds.
+      expect(retried.stderr).toMatch(/\] 5\/6 {2}correct 5 \(100\.0%\)/);
       expect(server.received).toHaveLength(7);
       expect(server.received[6]!.body['seed']).toBe(1 + errored[0]!.index * 1000);
       const after = JSON.parse(retried.stdout) as { run: number; statistics: Record<string, number> };
