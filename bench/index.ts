@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { ApiSpec } from '../main/openapi/index.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchChecks } from './checks.js';
@@ -6,6 +7,8 @@ import { benchConstraints, benchTokenConstraints } from './constraints.js';
 import { nativeGrammar } from './native.js';
 import { vocabFile } from '../test/support/vocab.js';
 import { benchExecution } from './execution.js';
+import { benchGeneration } from './generation.js';
+import { loadWapiiBench } from '../test/support/wapiibench.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,8 +22,11 @@ const only = process.argv.slice(2);
 const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
 if (wanted('checks')) await benchChecks(wapiibench);
+let specs: Map<string, ApiSpec> | undefined;
 if (wanted('constraints') || wanted('tokens')) {
-  const specs = await benchConstraints(wapiibench);
+  specs = await benchConstraints(wapiibench);
   if (wanted('tokens')) await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
 }
 if (wanted('execution')) await benchExecution(wapiibench);
+// GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.
+if (wanted('generation')) await benchGeneration(wapiibench, specs ?? (await loadWapiiBench()).specs, { gpu: process.env['WAPII_BENCH_GPU'] === 'cpu' ? 'cpu' : 'auto' });

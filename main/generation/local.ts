@@ -14,6 +14,8 @@ export interface LocalOptions extends SamplingOptions {
   /** The specs to constrain by, per API; absent for unconstrained runs. */
   readonly constrainBy?: ReadonlyMap<string, ApiSpec>;
   readonly stepDeadlineMs: number;
+  /** CPU threads for this context (default: the runtime's, one per physical core). */
+  readonly threads?: number;
   /**
    * Chat/instruct models: prompts go through node-llama-cpp's chat wrapper ('auto': the one the
    * model's metadata names), with the reply opened by the prompt's `replyPrefix`.
@@ -31,7 +33,7 @@ export async function localBackend(runtime: Runtime, options: LocalOptions): Pro
   const context: LlamaContext = await runtime.model.createContext({
     contextSize: options.contextSize * options.parallel,
     sequences: options.parallel,
-    threads: runtime.info.threads,
+    threads: options.threads ?? runtime.info.threads,
     batchSize: Math.min(512, options.contextSize),
   });
   const model = runtime.model;
@@ -40,7 +42,7 @@ export async function localBackend(runtime: Runtime, options: LocalOptions): Pro
   const slots: SlotGenerator[] = [];
   for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat));
   return {
-    manifest: { engine: 'node-llama-cpp', ...runtime.info, contextSize: options.contextSize, parallel: options.parallel, ...(chat ? { chatWrapper: chat.wrapperName } : {}) },
+    manifest: { engine: 'node-llama-cpp', ...runtime.info, threads: options.threads ?? runtime.info.threads, contextSize: options.contextSize, parallel: options.parallel, ...(chat ? { chatWrapper: chat.wrapperName } : {}) },
     slots: options.parallel,
     slot: (index) => slots[index]!,
     async [Symbol.asyncDispose]() {

@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseDataset } from '../main/dataset/index.js';
+import { cachedTestModel, describeRuntime, loadRuntime, localBackend, type Generation, type GenerationBackend, type Runtime, type TestModelShape } from '../main/generation/index.js';
+import type { ApiSpec } from '../main/openapi/index.js';
+import { completionPrompt, type CompletionPrompt } from '../main/prompt/index.js';
+import { fmt } from './stats.js';
+
+interface Job {
+  readonly prompt: CompletionPrompt;
+  readonly api: string;
+}
+
+interface Tally {
+  tokens: number;
+  ms: number;
+  constraintMs: number;
+  replaced: number;
+}
+
+const add = (t: Tally, g: Generation): void => {
+  t.tokens += g.tokens;
+  t.ms += g.generateMs;
+  t.constraintMs += g.constraintMs;
+  t.replaced += g.interventions.filter((i) => i.kind === 'replaced').length;
+};
+const perToken = (t: Tally): number => t.ms / Math.max(1, t.tokens);
+
+/** Every job through a backend's slots, one queue; returns generated tokens and wall time. */
+async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<{ tokens: number; ms: number }> {
+  let next = 0;
+  let tokens = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: backend.slots }, async (_, slot) => {
+      while (next < jobs.length) {
+        const job = jobs[next++]!;
+        tokens += (await backend.slot(slot).generate({ prompt: job.prompt, api: job.api, seed: 1 })).tokens;
+      }
+    }),
+  );
+  return { tokens, ms: performance.now() - started };
+}
+
+async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<string, ApiSpec>, jobs: readonly Job[], maxTokens: number, parallel: number): Promise<void> {
+  const sampling = { temperature: 0, topK: 40, topP: 0.95, maxTokens, contextSize: 512, stepDeadlineMs: 60_000 };
+  const free = await localBackend(runtime, { ...sampling, parallel: 1 });
+  const constrained = await localBackend(runtime, { ...sampling, parallel: 1, constrainBy: specs });
+  // Warm-up, not measured: the first samples of an API build its constraint's per-class exit tables once.
+  for (const job of jobs.slice(0, 4)) {
+    await free.slot(0).generate({ prompt: job.prompt, api: job.api, seed: 1 });
+    await constrained.slot(0).generate({ prompt: job.prompt, api: job.api, seed: 1 });
+  }
+  const a: Tally = { tokens: 0, ms: 0, constraintMs: 0, replaced: 0 };
+  const b: Tally = { tokens: 0, ms: 0, constraintMs: 0, replaced: 0 };
+  // Interleaved, alternating which goes first, so drift on a busy machine hits both alike.
+  for (const [i, job] of jobs.entries()) {
+    const order = i % 2 === 0 ? [free, constrained] : [constrained, free];
+    for (const backend of order) add(backend === free ? a : b, await backend.slot(0).generate({ prompt: job.prompt, api: job.api, seed: 1 }));
+  }
+  console.log(`| ${label} | unconstrained | ${a.tokens} | ${fmt(perToken(a))} | | |`);
+  console.log(`| ${label} | constrained | ${b.tokens} | ${fmt(perToken(b))} | ${fmt((b.constraintMs / Math.max(1, b.tokens)) * 1000, 0)} | ${fmt((b.replaced / Math.max(1, b.tokens)) * 100, 1)}% |`);
+  console.log(`| ${label} | **ratio** | | **${fmt(perToken(b) / perToken(a), 3)}** | | |`);
+  await free[Symbol.asyncDispose]();
+  await constrained[Symbol.asyncDispose]();
+
+  // Throughput: the same unconstrained jobs on 1 sequence and on `parallel` sequences of one context, twice each, in
+  // alternating order; each backend alone in memory (an idle context's CPU threads would compete with the measured one).
+  const one = { tokens: 0, ms: 0 };
+  const many = { tokens: 0, ms: 0 };
+  for (const sequences of [1, parallel, parallel, 1]) {
+    await using backend = await localBackend(runtime, { ...sampling, parallel: sequences });
+    await drain(backend, jobs.slice(0, sequences)); // each sequence holds the shared prompt head, as in a run
+    const r = await drain(backend, jobs);
+    const into = sequences === 1 ? one : many;
+    into.tokens += r.tokens;
+    into.ms += r.ms;
+  }
+  // The thread count: one sequence with one CPU thread, against the default (one per physical core).
+  const single = { tokens: 0, ms: 0 };
+  if (runtime.info.backend === 'cpu' && runtime.info.threads > 1) {
+    await using backend = await localBackend(runtime, { ...sampling, parallel: 1, threads: 1 });
+    await drain(backend, jobs.slice(0, 1));
+    const r = await drain(backend, jobs);
+    single.tokens = r.tokens;
+    single.ms = r.ms;
+  }
+  const tps = (t: { tokens: number; ms: number }): number => (t.tokens / t.ms) * 1000;
+  parallelRows.push(`| ${label} | ${fmt(tps(one), 1)} | ${fmt(tps(many), 1)} (${parallel} sequences) | ${fmt(tps(many) / tps(one), 2)}× | ${single.tokens ? fmt(tps(single), 1) : 'n/a'} |`);
+}
+
+const parallelRows: string[] = [];
+
+/**
+ * Time per generated token, constrained vs unconstrained, on random-weight qwen2-vocabulary models
+ * (tiny, and 12 layers × 512 where the forward pass dominates), and tokens/s with 1 vs N
+ * parallel sequences. Greedy decoding on the same prompts (WAPIIBench tasks, full completion).
+ */
+export async function benchGeneration(wapiibench: string, specs: ReadonlyMap<string, ApiSpec>, options: { gpu: 'auto' | 'cpu' } = { gpu: 'auto' }): Promise<void> {
+  const parsed = parseDataset(fs.readFileSync(path.join(wapiibench, 'dataset', 'all.json'), 'utf8'), 'all.json');
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  // Every 20th sample: all four APIs, in file order.
+  const jobs: Job[] = parsed.value.filter((_, i) => i % 20 === 0).map((s) => ({ prompt: completionPrompt(s, 'full'), api: s.api }));
+  const models: { label: string; shape: Partial<TestModelShape>; jobs: number; maxTokens: number }[] = [
+    { label: 'tiny 2×64', shape: { layers: 2, dim: 64 }, jobs: jobs.length, maxTokens: 48 },
+    { label: '12×512', shape: { layers: 12, dim: 512 }, jobs: 12, maxTokens: 32 },
+  ];
+  console.log('\n## Generation: constrained vs unconstrained, per generated token\n');
+  console.log('Random-weight qwen2-vocabulary models (151,936 tokens), greedy, full completion, the same WAPIIBench prompts for both settings, interleaved.\n');
+  const header: string[] = [];
+  const rows: (() => Promise<void>)[] = [];
+  for (const m of models) {
+    rows.push(async () => {
+      const runtime = await loadRuntime(cachedTestModel('qwen2', m.shape), { gpu: options.gpu });
+      header.push(`- ${m.label}: ${describeRuntime(runtime.info)}`);
+      try {
+        await benchModel(m.label, runtime, specs, jobs.slice(0, m.jobs), m.maxTokens, 4);
+      } finally {
+        await runtime.dispose();
+      }
+    });
+  }
+  console.log('| model | setting | tokens | ms/token | constraint µs/token | tokens overruled |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) await row();
+  console.log(`\n${header.join('\n')}\n\nTarget: ratio <= 1.10.\n`);
+  console.log(`| model | tokens/s, 1 sequence | tokens/s, parallel | speed-up | tokens/s, 1 sequence on 1 CPU thread |`);
+  console.log('|---|---|---|---|---|');
+  for (const row of parallelRows) console.log(row);
+}
