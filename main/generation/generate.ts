@@ -141,8 +141,11 @@ export async function generate(
     generated.push(choice.token);
     input = [choice.token];
     if (constraint) {
+      const t1 = performance.now();
       constraint.advance(choice.token);
-      if (constraint.state.isComplete()) {
+      const complete = constraint.state.isComplete();
+      constraintMs += performance.now() - t1;
+      if (complete) {
         stop = 'snippet';
         break;
       }
