@@ -64,12 +64,11 @@ export function reportText(report: RunReport): string {
   return `${headlineTable(report.statistics, report.per_api)}\n${locationTable(report.statistics)}`;
 }
 
-function loadRun(io: CliIo, program: Command, ref: string): StoredRun {
+function loadRun(program: Command, ref: string): StoredRun {
   using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
   const id = positiveInt('run', ref);
   const run = wb.store.getRun(id);
   if (!run) throw new WapiiError('not_found', `no run ${id} in ${wb.dbPath} (have: ${wb.store.listRuns().map((r) => r.id).join(', ') || 'none'})`);
-  void io;
   return run;
 }
 
@@ -211,7 +210,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .argument('<run>', 'run number')
     .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does')
     .action((ref: string, opts: { json?: boolean }) => {
-      const run = loadRun(io, program, ref);
+      const run = loadRun(program, ref);
       const report = reportOf(run);
       if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
       else io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
@@ -224,8 +223,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .argument('<runB>')
     .option('--json', 'print {metrics, changed}')
     .action((a: string, b: string, opts: { json?: boolean }) => {
-      const runA = loadRun(io, program, a);
-      const runB = loadRun(io, program, b);
+      const runA = loadRun(program, a);
+      const runB = loadRun(program, b);
       const ra = reportOf(runA);
       const rb = reportOf(runB);
       const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
