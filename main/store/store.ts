@@ -156,6 +156,25 @@ function toRevision(row: RevisionRow): Revision {
 const statusOf = (findings: readonly Finding[]): CheckStatus => (findings.length > 0 ? 'flagged' : 'ok');
 
 /**
+ * Retries `step` while SQLite answers SQLITE_BUSY, for up to 5 s. SQLite returns BUSY without
+ * calling the busy handler where waiting could deadlock — two connections turning a new file to
+ * WAL at once, or a read lock that must become a write lock — so opening a database that another
+ * process (a run, the UI polling it) is creating can fail once where a moment later it works.
+ */
+function whileBusy<T>(step: () => T): T {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
+
+/**
  * The workbench database: the only place SQL lives. WAL mode, foreign keys on, migrations
  * applied on open; every multi-row write is one transaction.
  */
@@ -171,12 +190,17 @@ export class Store implements Disposable {
     try {
       if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       const db = new Database(file);
-      db.pragma('busy_timeout = 5000');
-      db.pragma('journal_mode = WAL');
-      db.pragma('foreign_keys = ON');
-      const store = new Store(db);
-      store.migrate();
-      return ok(store);
+      try {
+        db.pragma('busy_timeout = 5000');
+        whileBusy(() => db.pragma('journal_mode = WAL'));
+        db.pragma('foreign_keys = ON');
+        const store = new Store(db);
+        whileBusy(() => store.migrate());
+        return ok(store);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
     } catch (error) {
       return fail('bad_input', `cannot open database ${file}: ${error instanceof Error ? error.message : String(error)}`);
     }
