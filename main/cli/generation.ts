@@ -13,7 +13,7 @@ import { openWorkbench, prepareDataset } from '../service/index.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { readFileInput, readSpecDir } from './files.js';
 import type { CliIo } from './program.js';
-import { headlineTable } from './scoring.js';
+import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
 
 const positiveInt = (name: string, value: string, min = 1): number => {
@@ -243,7 +243,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         io.stdout(JSON.stringify({ runs: [runA.id, runB.id], metrics, changed }, null, 2) + '\n');
         return;
       }
-      const fmt = (key: string, v: number): string => (key === 'samples_total' ? String(v) : `${(v * 100).toFixed(1)}%`);
+      const fmt = (key: string, v: number): string => (key === 'samples_total' ? String(v) : percent(v));
       const fmtDelta = (key: string, v: number): string => (key === 'samples_total' ? `${v >= 0 ? '+' : ''}${v}` : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`);
       io.stdout(formatTable(['', `run ${runA.id}`, `run ${runB.id}`, 'Δ (points)'], metrics.map((m) => [m.label, fmt(m.key, m.a), fmt(m.key, m.b), fmtDelta(m.key, m.delta)])));
       io.stdout(`\n${changed.length} samples changed verdict\n`);

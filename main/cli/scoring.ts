@@ -12,7 +12,7 @@ import { readCodeDir, readFileInput, readSpecDir, writeFiles } from './files.js'
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
 
-const percent = (v: number): string => `${(v * 100).toFixed(1)}%`;
+export const percent = (v: number): string => `${(v * 100).toFixed(1)}%`;
 
 /** The paper's headline table, for the run and per API. */
 export function headlineTable(statistics: Statistics, perApi: Readonly<Record<string, Statistics>>): string {

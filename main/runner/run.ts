@@ -3,7 +3,7 @@ import type { Executor } from '../execution/index.js';
 import type { GenerationBackend, Generation } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { promptFor, type PromptStyle, type Setup } from '../prompt/index.js';
-import { computeStatistics, type Statistics, type Verdict } from '../scoring/index.js';
+import { statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
 import { evaluateCode } from './evaluate.js';
 
@@ -48,15 +48,14 @@ export interface RunReport {
 /** The metric tables of a stored run, from its stored verdicts (errored outputs left out). */
 export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
   const ok = run.samples.filter((s) => s.error === undefined && s.verdict !== null) as (RunSampleRecord & { verdict: Verdict })[];
-  const per_api: Record<string, Statistics> = {};
-  for (const api of [...new Set(ok.map((s) => s.api))].sort()) per_api[api] = computeStatistics(ok.filter((s) => s.api === api).map((s) => s.verdict));
   const samples: Record<string, Verdict | Verdict[]> = {};
   for (const s of ok) {
     const key = String(s.index);
     const prior = samples[key];
     samples[key] = prior === undefined ? s.verdict : [...(Array.isArray(prior) ? prior : [prior]), s.verdict];
   }
-  return { statistics: computeStatistics(ok.map((s) => s.verdict)), per_api, samples };
+  const { statistics, perApi } = statisticsPerApi(ok);
+  return { statistics, per_api: perApi, samples };
 }
 
 /** The settings that make two runs the same experiment; a resume must not change any of them. */
@@ -83,6 +82,8 @@ export async function executeRun(input: {
 }): Promise<{ runId: number; report: RunReport; interrupted: boolean }> {
   const { store, backend, plan } = input;
   let runId: number;
+  // What a resumed run already holds; its outputs are not generated again (errored ones with retryErrors are).
+  let stored: readonly RunSampleRecord[] = [];
   if (input.resume !== undefined) {
     const prior = store.getRun(input.resume);
     if (!prior) throw new Error(`there is no run ${input.resume} to resume`);
@@ -99,22 +100,21 @@ export async function executeRun(input: {
       }
     }
     runId = prior.id;
+    stored = prior.samples;
   } else {
     runId = store.startRun({ kind: 'generation', dataset: plan.dataset, settings: plan.settings, manifest: plan.manifest });
   }
-  const progress = store.runProgress(runId);
+  const keyOf = (index: number, attempt: number): string => `${index}.${attempt}`;
+  const kept = stored.filter((s) => !(input.retryErrors && s.error !== undefined));
+  const keep = new Set(kept.map((s) => keyOf(s.index, s.attempt ?? 0)));
   const queue: { sample: RunSample; attempt: number }[] = [];
   for (const sample of input.samples) {
-    for (let attempt = 0; attempt < plan.n; attempt++) {
-      const key = `${sample.index}.${attempt}`;
-      if (!progress.done.has(key) || (input.retryErrors && progress.errored.has(key))) queue.push({ sample, attempt });
-    }
+    for (let attempt = 0; attempt < plan.n; attempt++) if (!keep.has(keyOf(sample.index, attempt))) queue.push({ sample, attempt });
   }
   const total = input.samples.length * plan.n;
-  input.onStart?.({ runId, resumed: input.resume !== undefined, stored: progress.done.size, toGenerate: queue.length });
+  input.onStart?.({ runId, resumed: input.resume !== undefined, stored: stored.length, toGenerate: queue.length });
   let done = total - queue.length;
-  // A resumed run's counts start from what it stored (outputs about to be retried excepted).
-  const kept = input.resume === undefined ? [] : (store.getRun(runId)?.samples ?? []).filter((s) => !(input.retryErrors && s.error !== undefined));
+  // A resumed run's counts start from what it keeps.
   let correct = kept.filter((s) => (s.verdict as Verdict | null)?.sample_verdict === 'correct').length;
   let errors = kept.filter((s) => s.error !== undefined).length;
   let tokens = 0;

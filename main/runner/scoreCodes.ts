@@ -1,7 +1,7 @@
 import type { RequestConfig } from '../api/schemas.js';
 import type { Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { computeStatistics, type CompatMode, type Statistics } from '../scoring/index.js';
+import { statisticsPerApi, type CompatMode, type Statistics } from '../scoring/index.js';
 import { evaluateCode, type CodeEvaluation } from './evaluate.js';
 
 export interface CodeSample {
@@ -48,9 +48,5 @@ export async function scoreCodes(input: {
       return { index: sample.index, api: sample.api, code, evaluation };
     }),
   );
-  const perApi: Record<string, Statistics> = {};
-  for (const api of [...new Set(scored.map((s) => s.api))].sort()) {
-    perApi[api] = computeStatistics(scored.filter((s) => s.api === api).map((s) => s.evaluation.verdict));
-  }
-  return { samples: scored, statistics: computeStatistics(scored.map((s) => s.evaluation.verdict)), perApi };
+  return { samples: scored, ...statisticsPerApi(scored.map((s) => ({ api: s.api, verdict: s.evaluation.verdict }))) };
 }

@@ -1,3 +1,3 @@
 export { compareRequest, expectedOnly } from './compare.js';
-export { computeStatistics, headlineValue, HEADLINE, sampleMetrics, type LocationCounts, type SampleMetrics, type Statistics } from './statistics.js';
+export { computeStatistics, headlineValue, statisticsPerApi, HEADLINE, sampleMetrics, type LocationCounts, type SampleMetrics, type Statistics } from './statistics.js';
 export type { ArgumentResult, ArgumentResults, ArgumentVerdict, CompatMode, ErrorVerdict, PartVerdict, SampleVerdict, Verdict } from './verdicts.js';

@@ -253,3 +253,10 @@ export function headlineValue(stats: Statistics, key: string, location = 'all'):
   const v = stats[key];
   return typeof v === 'number' ? v : (v?.[location] ?? 0);
 }
+
+/** The statistics of a run and of each API in it (APIs in name order). */
+export function statisticsPerApi(items: readonly { readonly api: string; readonly verdict: Verdict }[]): { statistics: Statistics; perApi: Record<string, Statistics> } {
+  const perApi: Record<string, Statistics> = {};
+  for (const api of [...new Set(items.map((s) => s.api))].sort()) perApi[api] = computeStatistics(items.filter((s) => s.api === api).map((s) => s.verdict));
+  return { statistics: computeStatistics(items.map((s) => s.verdict)), perApi };
+}

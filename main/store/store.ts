@@ -423,13 +423,6 @@ export class Store implements Disposable {
       .run(runId, s.index, s.attempt ?? 0, s.api, s.code, json(s.request), JSON.stringify(s.verdict), JSON.stringify(s.extraction), json(s.execution), s.durationMs ?? null, s.prompt ?? null, s.rawOutput ?? null, json(s.generation), s.error ?? null);
   }
 
-  /** The outputs a run has stored (`index.attempt`), and which of them failed with an error. */
-  runProgress(runId: number): { done: Set<string>; errored: Set<string> } {
-    const rows = this.handle.prepare('SELECT sample_index, attempt, error FROM run_samples WHERE run_id = ?').all(runId) as { sample_index: number; attempt: number; error: string | null }[];
-    const key = (r: { sample_index: number; attempt: number }): string => `${r.sample_index}.${r.attempt}`;
-    return { done: new Set(rows.map(key)), errored: new Set(rows.filter((r) => r.error !== null).map(key)) };
-  }
-
   finishRun(runId: number, statistics: unknown): void {
     this.handle.prepare("UPDATE runs SET status = 'finished', finished_at = ?, statistics = ? WHERE id = ?").run(now(), JSON.stringify(statistics), runId);
   }
