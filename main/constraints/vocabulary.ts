@@ -1,4 +1,4 @@
-import { readGgufEntries, readGgufFileEntries, type GgufEntry } from '../gguf/index.js';
+import { readGgufMetadata } from '../gguf/index.js';
 
 /**
  * A model's vocabulary as the constraints see it: token id → the text it adds. Read from the
@@ -35,8 +35,7 @@ const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, userDefined: 4, unused: 
 
 /** The vocabulary of a GGUF file's bytes, or of a file on disk (reading only its header). */
 export function vocabularyFromGguf(source: Uint8Array | string): Vocabulary {
-  const entries: GgufEntry[] = typeof source === 'string' ? readGgufFileEntries(source) : readGgufEntries(source);
-  const meta = new Map(entries.map((e) => [e.key, e.value]));
+  const meta = readGgufMetadata(source);
   const model = String(meta.get('tokenizer.ggml.model') ?? '');
   const tokens = meta.get('tokenizer.ggml.tokens');
   if (!Array.isArray(tokens)) throw new Error('the GGUF file has no tokenizer.ggml.tokens');

@@ -1,6 +1,6 @@
 import { resolveChatWrapper, SpecialTokensText, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
 import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
-import { ConstraintMatcher, decodeTokens, reconcileVocabulary, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
+import { ConstraintMatcher, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 import { Decoder } from './decoder.js';
@@ -36,8 +36,7 @@ export async function localBackend(runtime: Runtime, options: LocalOptions): Pro
     threads: options.threads ?? runtime.info.threads,
     batchSize: Math.min(512, options.contextSize),
   });
-  const model = runtime.model;
-  const vocabulary = reconcileVocabulary(vocabularyFromGguf(runtime.info.modelFile), { isControl: (id) => model.isSpecialToken(id as Token), isEndOfGeneration: (id) => model.isEogToken(id as Token) });
+  const vocabulary = runtime.vocabulary();
   const chat = options.chatWrapper ? resolveChatWrapper(runtime.model, { type: options.chatWrapper }) : undefined;
   const slots: SlotGenerator[] = [];
   for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat));

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { getLlama, GgufFileType, LlamaLogLevel, type Llama, type LlamaModel } from 'node-llama-cpp';
+import { getLlama, GgufFileType, LlamaLogLevel, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
+import { reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
 import { nodeLlamaCppRoot } from './vocabularies.js';
 
 export type GpuChoice = 'auto' | 'cpu';
@@ -30,6 +31,11 @@ export interface Runtime {
   readonly llama: Llama;
   readonly model: LlamaModel;
   readonly info: RuntimeInfo;
+  /**
+   * The model's vocabulary from its GGUF metadata, reconciled with how llama.cpp treats each token;
+   * read on first use and shared by every backend on this model (constraints index it once).
+   */
+  vocabulary(): Vocabulary;
   dispose(): Promise<void>;
 }
 
@@ -117,10 +123,13 @@ export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice;
     modelSha256: sha256File(modelFile),
     nodeLlamaCpp: packageVersion(),
   };
+  let vocabulary: Vocabulary | undefined;
   return {
     llama,
     model,
     info,
+    vocabulary: () =>
+      (vocabulary ??= reconcileVocabulary(vocabularyFromGguf(modelFile), { isControl: (id) => model.isSpecialToken(id as Token), isEndOfGeneration: (id) => model.isEogToken(id as Token) })),
     async dispose() {
       await model.dispose();
       await llama.dispose();

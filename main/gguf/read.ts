@@ -74,9 +74,9 @@ export function readGgufEntries(data: Uint8Array): GgufEntry[] {
   return entries;
 }
 
-/** The key/value metadata of a GGUF file as a map. */
-export function readGgufMetadata(data: Uint8Array): Map<string, GgufValue> {
-  return new Map(readGgufEntries(data).map((e) => [e.key, e.value]));
+/** The key/value metadata of a GGUF file's bytes, or of a file on disk (reading only its header), as a map. */
+export function readGgufMetadata(source: Uint8Array | string): Map<string, GgufValue> {
+  return new Map((typeof source === 'string' ? readGgufFileEntries(source) : readGgufEntries(source)).map((e) => [e.key, e.value]));
 }
 
 /**
