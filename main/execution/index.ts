@@ -1,5 +1,6 @@
-export { Sandbox, type Execution, type ExecutionErrorKind, type RawRequest, type SandboxOptions } from './sandbox.js';
+export { Sandbox, parseRecord, type Execution, type ExecutionErrorKind, type RawRequest, type SandboxOptions } from './sandbox.js';
 export { extractInvocation, referenceProgram, type CutRule, type Extraction } from './extract.js';
-export { normalizeRequest, type CapturedRequest } from './normalize.js';
+export { normalizeCaptured, normalizeRequest, type CapturedRequest, type Normalized, type NormalizeMode } from './normalize.js';
 export { rewriteImports } from './program.js';
-export { createExecutor, defaultPoolSize, type Executor } from './pool.js';
+export { createExecutor, defaultPoolSize, type Executor, type ExecutorOptions } from './pool.js';
+export { Supervisor, type SupervisorOptions } from './supervisor.js';

@@ -4,9 +4,61 @@ import type { RawRequest } from './sandbox.js';
 
 export type { CapturedRequest };
 
+/** scoring.md §3: the default semantics, or the reference's (its mock.js) behind `--compat reference`. */
+export type NormalizeMode = 'default' | 'reference';
+
+export type Normalized = { readonly ok: true; readonly request: CapturedRequest } | { readonly ok: false; readonly message: string };
+
+/** Bounds on what the host builds from a captured request, so no program can make a host step slow or deep. */
+const LIMITS = { depth: 64, queryParameters: 10_000, urlChars: 65_536 };
+
+class Refused extends Error {}
+
 const isRecord = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function decode(text: string): string {
+/** Sets a key as an own property, so `__proto__` stays a key rather than replacing the prototype. */
+function put(target: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Ordered pairs → object; a key given more than once becomes the array of its values, in order. */
+function collect(pairs: Iterable<readonly [string, JsonValue]>): Record<string, JsonValue> {
+  const seen = new Map<string, JsonValue[]>();
+  for (const [key, value] of pairs) {
+    const list = seen.get(key);
+    if (list) list.push(value);
+    else seen.set(key, [value]);
+  }
+  const out: Record<string, JsonValue> = {};
+  for (const [key, list] of seen) put(out, key, list.length === 1 ? list[0]! : list);
+  return out;
+}
+
+/** A copy with ordinary prototypes and own keys only, refused past the depth limit (iterative, so depth cannot overflow the stack). */
+function plain(value: unknown): JsonValue {
+  const root: { v: JsonValue } = { v: null };
+  const stack: { from: unknown; put: (v: JsonValue) => void; depth: number }[] = [{ from: value, put: (v) => (root.v = v), depth: 0 }];
+  while (stack.length > 0) {
+    const { from, put: set, depth } = stack.pop()!;
+    if (from === null || typeof from !== 'object') {
+      set(typeof from === 'string' || typeof from === 'boolean' || (typeof from === 'number' && Number.isFinite(from)) ? from : null);
+      continue;
+    }
+    if (depth >= LIMITS.depth) throw new Refused(`the request is nested deeper than ${LIMITS.depth} levels`);
+    if (Array.isArray(from)) {
+      const out: JsonValue[] = new Array<JsonValue>(from.length).fill(null);
+      set(out);
+      from.forEach((item: unknown, i) => stack.push({ from: item, put: (v) => (out[i] = v), depth: depth + 1 }));
+    } else {
+      const out: Record<string, JsonValue> = {};
+      set(out);
+      for (const key of Object.keys(from)) stack.push({ from: (from as Record<string, unknown>)[key], put: (v) => put(out, key, v), depth: depth + 1 });
+    }
+  }
+  return root.v;
+}
+
+function decodeOnce(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
@@ -15,43 +67,60 @@ function decode(text: string): string {
 }
 
 /** `application/x-www-form-urlencoded` text → object, bracket notation rebuilt (`a[b]=1`, `a[]=x`, `a[0]=x`), `+` a space. */
-function decodeForm(text: string): JsonValue {
-  return qs.parse(text, { depth: 10, arrayLimit: 1000, parameterLimit: 10_000, allowDots: false }) as JsonValue;
+function decodeForm(text: string, mode: NormalizeMode): JsonValue {
+  if (mode === 'reference') return qs.parse(text, { depth: 10, arrayLimit: 1000, parameterLimit: 10_000, allowDots: false }) as JsonValue;
+  return plain(qs.parse(text, { depth: 10, arrayLimit: 1000, parameterLimit: 10_000, allowDots: false, plainObjects: true, allowPrototypes: true }));
 }
 
-function normalizeBody(body: RawRequest['body']): JsonValue | undefined {
+function parseText(value: string, mode: NormalizeMode): JsonValue {
+  const text = value.trim();
+  if (text === '' || text === 'null') return {};
+  if (text.startsWith('{') || text.startsWith('[')) {
+    try {
+      // Depth-checked in both modes: a 100k-deep body would overflow the comparison's stack.
+      return plain(JSON.parse(text));
+    } catch (e) {
+      if (e instanceof Refused) throw e;
+      return value;
+    }
+  }
+  return decodeForm(value, mode);
+}
+
+function normalizeBody(body: RawRequest['body'], mode: NormalizeMode): JsonValue | undefined {
   switch (body.kind) {
     case 'none':
       return undefined;
     case 'json':
-      return body.value === null || body.value === undefined ? {} : (body.value as JsonValue);
+    case 'object':
+      if (body.value === null || body.value === undefined) return {};
+      // What a custom transformRequest left unserialised never reaches the wire; the reference scored it as JSON.
+      if (mode === 'default' && body.kind === 'object') throw new Refused('the body is not text, form data or a Blob (a custom transformRequest left it unserialised); the transport would refuse it');
+      return mode === 'reference' ? (body.value as JsonValue) : plain(body.value);
     case 'form':
-      return Object.fromEntries(body.entries.map(([k, v]) => [k, v]));
-    case 'text': {
-      const text = body.value.trim();
-      if (text === '' || text === 'null') return {};
-      if (text.startsWith('{') || text.startsWith('[')) {
-        try {
-          return JSON.parse(text) as JsonValue;
-        } catch {
-          return body.value;
-        }
-      }
-      return decodeForm(body.value);
-    }
+      return mode === 'reference' ? Object.fromEntries(body.entries.map(([k, v]) => [k, v])) : collect(body.entries.map(([k, v]) => [k, v] as const));
+    case 'text':
+      return parseText(body.value, mode);
   }
 }
 
-/**
- * scoring.md §3: the URL is decoded and its query string moved into `params` (values stay
- * strings; a key without `=` becomes `true`); a JSON body is parsed, an empty one is `{}`, a
- * form body decoded; headers are kept as Axios would send them.
- */
-export function normalizeRequest(raw: RawRequest): CapturedRequest {
-  const decoded = decode(raw.url);
+function headersOf(raw: RawRequest, mode: NormalizeMode): Record<string, JsonValue> {
+  const headers: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(raw.headers ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (mode === 'reference') headers[k] = v as JsonValue;
+    else put(headers, k, plain(v));
+  }
+  return headers;
+}
+
+/** The reference's mock.js: decode the whole URL once, split at the first `?`, the last of a repeated key wins. */
+function normalizeReference(raw: RawRequest): CapturedRequest {
+  const decoded = decodeOnce(raw.url);
   const q = decoded.indexOf('?');
   const url = q < 0 ? decoded : decoded.slice(0, q);
-  const params: Record<string, JsonValue> = isRecord(raw.params) ? { ...raw.params } : {};
+  const given = raw.paramPairs ? Object.fromEntries(raw.paramPairs) : raw.params;
+  const params: Record<string, JsonValue> = isRecord(given) ? { ...given } : {};
   if (q >= 0) {
     for (const pair of decoded.slice(q + 1).split('&')) {
       if (!pair) continue;
@@ -60,8 +129,67 @@ export function normalizeRequest(raw: RawRequest): CapturedRequest {
       else params[pair.slice(0, eq)] = pair.slice(eq + 1);
     }
   }
-  const headers: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(raw.headers ?? {})) if (v !== undefined && v !== null && v !== false) headers[k] = v as JsonValue;
-  const data = normalizeBody(raw.body);
-  return { method: raw.method.toLowerCase(), url, headers, params, ...(data !== undefined ? { data } : {}) };
+  const data = normalizeBody(raw.body, 'reference');
+  return { method: raw.method.toLowerCase(), url, headers: headersOf(raw, 'reference'), params, ...(data !== undefined ? { data } : {}) };
+}
+
+/** Within a decoded segment, the characters that would change the URL's structure stay escaped (so a path parameter is decoded exactly once). */
+const escapeStructure = (segment: string): string => segment.replace(/[%/?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** scoring.md §3 (default): where Axios really sends the request, parsed as a WHATWG URL. */
+function normalizeDefault(raw: RawRequest): CapturedRequest {
+  const target = raw.sentUrl ?? raw.fullPath ?? raw.url;
+  if (target.length > LIMITS.urlChars) throw new Refused(`the URL is longer than ${LIMITS.urlChars} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(target);
+  } catch {
+    throw new Refused(`Axios would send the request to "${target.slice(0, 200)}", which is not an absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Refused(`Axios sends only http and https requests, not ${parsed.protocol}`);
+  const path = parsed.pathname
+    .split('/')
+    .map((segment) => escapeStructure(decodeOnce(segment)))
+    .join('/');
+  const query: [string, JsonValue][] = [];
+  const search = parsed.search.slice(1);
+  if (search !== '') {
+    const parts = search.split('&');
+    if (parts.length > LIMITS.queryParameters) throw new Refused(`the URL has more than ${LIMITS.queryParameters} query parameters`);
+    for (const part of parts) {
+      if (!part) continue;
+      const eq = part.indexOf('=');
+      query.push(eq < 0 ? [decodeOnce(part), true] : [decodeOnce(part.slice(0, eq)), decodeOnce(part.slice(eq + 1))]);
+    }
+  }
+  // With a custom paramsSerializer, the query it produced is what is sent; else the typed params as written.
+  const given: [string, JsonValue][] = [];
+  if (raw.sentUrl === undefined) {
+    if (raw.paramPairs) given.push(...raw.paramPairs.map(([k, v]) => [k, v] as [string, JsonValue]));
+    else if (isRecord(raw.params)) for (const key of Object.keys(raw.params)) given.push([key, plain(raw.params[key])]);
+  }
+  if (query.length + given.length > LIMITS.queryParameters) throw new Refused(`the request has more than ${LIMITS.queryParameters} query parameters`);
+  const params = collect([...query, ...given]);
+  const data = normalizeBody(raw.body, 'default');
+  return { method: raw.method.toLowerCase(), url: `${parsed.protocol}//${parsed.host}${path}`, headers: headersOf(raw, 'default'), params, ...(data !== undefined ? { data } : {}) };
+}
+
+/**
+ * scoring.md §3: the captured request as it would be sent, in the default mode or the reference's.
+ * Never throws: a request the transport would refuse, or one past the host's limits, is a message.
+ */
+export function normalizeCaptured(raw: RawRequest, mode: NormalizeMode = 'default'): Normalized {
+  if (raw.refused !== undefined) return { ok: false, message: raw.refused };
+  try {
+    return { ok: true, request: mode === 'reference' ? normalizeReference(raw) : normalizeDefault(raw) };
+  } catch (e) {
+    return { ok: false, message: e instanceof Refused ? e.message : `the request could not be normalised: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}` };
+  }
+}
+
+/** normalizeCaptured for callers that expect a request; a refused one throws its message. */
+export function normalizeRequest(raw: RawRequest, mode: unknown = 'default'): CapturedRequest {
+  const result = normalizeCaptured(raw, mode === 'reference' ? 'reference' : 'default');
+  if (!result.ok) throw new Error(result.message);
+  return result.request;
 }

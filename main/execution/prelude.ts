@@ -7,7 +7,13 @@
  * taken from core-js because every context loads them afresh: a full WHATWG polyfill would cost
  * more than the whole snippet's run (the budget is ~1 ms per context).
  *
- * Nothing here can reach the host: the context holds no references into Node.
+ * Tamper-proofing (scoring.md §3): everything the host learns comes through one host callback
+ * (`__wapiiHost`, taken off the global before the program exists) as plain strings built here from
+ * intrinsics captured before the program runs. The program can change globals and prototypes,
+ * but not what was already recorded, nor the channel, nor the functions that build a record.
+ * Every read of a program value happens inside the isolate, under its time limit; the host never
+ * touches a program object. WebAssembly, SharedArrayBuffer and Atomics are removed: their memory
+ * is not counted by the heap limit, and `Atomics.waitAsync` aborts the process.
  */
 
 /** Runs before Axios loads, because Axios reads `FormData`, `Blob` and `URLSearchParams` at load time. */
@@ -15,22 +21,71 @@ export const SHIMS = String.raw`
 (function () {
   'use strict';
   const g = globalThis;
-  const limits = { consoleChars: 65536, lineChars: 2000, timers: 1000 };
-  const pushTo = Function.prototype.call.bind(Array.prototype.push);
-  const out = { console: [], consoleChars: 0, truncated: false, requests: [], errors: [], exited: false };
-  Object.defineProperty(g, '__wapii', { value: out, enumerable: false });
+  const host = g.__wapiiHost;
+  delete g.__wapiiHost;
+  delete g.WebAssembly; delete g.SharedArrayBuffer; delete g.Atomics;
+  const limits = { consoleChars: 65536, lineChars: 2000, timers: 1000, errors: 10 };
+  const call = Function.prototype.call;
+  const bind = (f) => call.bind(f);
+  const apply = Reflect.apply;
+  const S = String, stringify = JSON.stringify, isArray = Array.isArray, objectKeys = Object.keys;
+  const defineProperty = Object.defineProperty, freeze = Object.freeze;
+  const slice = bind(String.prototype.slice), indexOf = bind(String.prototype.indexOf), charCodeAt = bind(String.prototype.charCodeAt);
+  const fromCharCode = String.fromCharCode, encodeURIComponent_ = encodeURIComponent, decodeURIComponent_ = decodeURIComponent;
+  const replace = bind(String.prototype.replace), split = bind(String.prototype.split);
+  const push = bind(Array.prototype.push), spliceA = bind(Array.prototype.splice);
+  const wmGet = bind(WeakMap.prototype.get), wmSet = bind(WeakMap.prototype.set), wmHas = bind(WeakMap.prototype.has);
+  const dateToISO = bind(Date.prototype.toISOString), dateGetTime = bind(Date.prototype.getTime);
+  const bufferByteLength = bind(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get);
+  const isView = ArrayBuffer.isView;
+  const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+  const viewBuffer = bind(Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get);
+  const viewOffset = bind(Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get);
+  const viewLength = bind(Object.getOwnPropertyDescriptor(typedArrayProto, 'byteLength').get);
+  const dvBuffer = bind(Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get);
+  const U8 = Uint8Array, SyntaxError_ = SyntaxError, Error_ = Error, Promise_ = Promise;
+  const promiseThen = bind(Promise.prototype.then), promiseResolve = Promise.resolve.bind(Promise);
+  const stringTag = bind(Object.prototype.toString);
+
+  // Program-visible objects whose contents the capture reads keep them here, out of the program's reach.
+  const searchState = new WeakMap(), formState = new WeakMap(), blobState = new WeakMap();
+
+  function send(kind, payload) { host(kind, payload); }
+
+  /** Text for a thrown value, read under the time limit; never throws. */
+  function describe(e) {
+    try {
+      if (e === null || (typeof e !== 'object' && typeof e !== 'function')) return slice(S(e), 0, limits.lineChars);
+      let name = 'Error', message = '';
+      try { name = S(e.name); } catch (x) { /* unreadable */ }
+      try { message = S(e.message); } catch (x) { /* unreadable */ }
+      return slice(name + ': ' + message, 0, limits.lineChars);
+    } catch (x) {
+      return 'an exception that cannot be read';
+    }
+  }
+  const state = { consoleChars: 0, errors: 0, exited: false };
+  const exitSignal = freeze({ wapiiExit: true });
+  function fail(e, kind) {
+    if (e === exitSignal) return;
+    if (state.errors++ >= limits.errors) return;
+    send(kind || 'error', describe(e));
+  }
 
   function show(v) {
     if (typeof v === 'string') return v;
-    try { const s = JSON.stringify(v); return s === undefined ? String(v) : s; } catch (e) { return String(v); }
+    try { const s = stringify(v); return s === undefined ? S(v) : s; } catch (e) { try { return S(v); } catch (x) { return '[unprintable]'; } }
   }
   function log(level) {
     return function () {
-      if (out.consoleChars >= limits.consoleChars) { out.truncated = true; return; }
-      let line = level + ': ' + Array.prototype.map.call(arguments, show).join(' ');
-      if (line.length > limits.lineChars) line = line.slice(0, limits.lineChars) + '…';
-      out.consoleChars += line.length;
-      pushTo(out.console, line);
+      try {
+        if (state.consoleChars >= limits.consoleChars) return;
+        let line = level + ':';
+        for (let i = 0; i < arguments.length && line.length <= limits.lineChars; i++) line += ' ' + show(arguments[i]);
+        if (line.length > limits.lineChars) line = slice(line, 0, limits.lineChars) + '…';
+        state.consoleChars += line.length;
+        send('console', line);
+      } catch (e) { /* a value that cannot be printed is not printed */ }
     };
   }
   g.console = { log: log('log'), info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug'), trace: log('trace'), dir: log('log'), table: log('log') };
@@ -39,64 +94,74 @@ export const SHIMS = String.raw`
   let now = 0, nextId = 1, fired = 0;
   const timers = [];
   function schedule(fn, ms, args, interval) {
-    if (typeof fn !== 'function') return 0;
+    if (typeof fn !== 'function' || timers.length >= limits.timers) return 0;
     const id = nextId++;
-    const delay = Math.max(0, Number(ms) || 0);
-    timers.push({ id: id, at: now + delay, fn: fn, args: args, interval: interval ? Math.max(1, delay) : 0 });
+    let delay = 0;
+    try { delay = +ms; } catch (e) { delay = 0; }
+    if (!(delay > 0)) delay = 0;
+    push(timers, { id: id, at: now + delay, fn: fn, args: args, interval: interval ? (delay > 1 ? delay : 1) : 0 });
     return id;
   }
-  function cancel(id) { const i = timers.findIndex(function (t) { return t.id === id; }); if (i >= 0) timers.splice(i, 1); }
-  g.setTimeout = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), false); };
-  g.setInterval = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), true); };
-  g.setImmediate = function (fn) { return schedule(fn, 0, Array.prototype.slice.call(arguments, 1), false); };
+  function cancel(id) { for (let i = 0; i < timers.length; i++) if (timers[i].id === id) { spliceA(timers, i, 1); return; } }
+  function rest(args, from) { const r = []; for (let i = from; i < args.length; i++) push(r, args[i]); return r; }
+  g.setTimeout = function (fn, ms) { return schedule(fn, ms, rest(arguments, 2), false); };
+  g.setInterval = function (fn, ms) { return schedule(fn, ms, rest(arguments, 2), true); };
+  g.setImmediate = function (fn) { return schedule(fn, 0, rest(arguments, 1), false); };
   g.clearTimeout = g.clearInterval = g.clearImmediate = cancel;
-  g.queueMicrotask = function (fn) { Promise.resolve().then(fn); };
-  Object.defineProperty(g, '__wapiiTick', { value: function () {
-    if (out.exited || timers.length === 0 || fired >= limits.timers) return false;
-    timers.sort(function (a, b) { return a.at - b.at || a.id - b.id; });
-    const t = timers.shift();
+  g.queueMicrotask = function (fn) { promiseThen(promiseResolve(), fn); };
+  /** Fires the earliest timer; false once none is left (or the cap is reached). Never throws. */
+  function tick() {
+    if (state.exited || timers.length === 0 || fired >= limits.timers) return false;
+    let best = 0;
+    for (let i = 1; i < timers.length; i++) if (timers[i].at < timers[best].at || (timers[i].at === timers[best].at && timers[i].id < timers[best].id)) best = i;
+    const t = timers[best];
+    spliceA(timers, best, 1);
     now = t.at; fired++;
-    if (t.interval) { t.at = now + t.interval; timers.push(t); }
-    t.fn.apply(undefined, t.args);
+    if (t.interval) { t.at = now + t.interval; push(timers, t); }
+    try { apply(t.fn, undefined, t.args); } catch (e) { fail(e); }
     return true;
-  } });
+  }
 
-  if (typeof Atomics !== 'undefined') Atomics.wait = function () { throw new TypeError('Atomics.wait is not available in the sandbox'); };
-
-  function encode(s) { return encodeURIComponent(s).replace(/%20/g, '+').replace(/[!'()~]/g, function (c) { return '%' + c.charCodeAt(0).toString(16).toUpperCase(); }); }
-  function decode(s) { try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch (e) { return s; } }
+  function encode(s) { return replace(replace(encodeURIComponent_(s), /%20/g, '+'), /[!'()~]/g, function (c) { return '%' + charCodeAt(c, 0).toString(16).toUpperCase(); }); }
+  function decode(s) { try { return decodeURIComponent_(replace(s, /\+/g, ' ')); } catch (e) { return s; } }
+  function serializeSearch(list) { let out = ''; for (let i = 0; i < list.length; i++) out += (i ? '&' : '') + encode(list[i][0]) + '=' + encode(list[i][1]); return out; }
 
   class URLSearchParams {
     constructor(init) {
-      this._list = [];
+      const list = [];
+      wmSet(searchState, this, list);
       if (init == null) return;
       if (typeof init === 'string') {
         const s = init.charAt(0) === '?' ? init.slice(1) : init;
         for (const part of s.split('&')) {
           if (!part) continue;
           const i = part.indexOf('=');
-          this._list.push(i < 0 ? [decode(part), ''] : [decode(part.slice(0, i)), decode(part.slice(i + 1))]);
+          push(list, i < 0 ? [decode(part), ''] : [decode(part.slice(0, i)), decode(part.slice(i + 1))]);
         }
+      } else if (wmHas(searchState, init)) {
+        const other = wmGet(searchState, init);
+        for (let i = 0; i < other.length; i++) push(list, [other[i][0], other[i][1]]);
       } else if (typeof init[Symbol.iterator] === 'function') {
-        for (const pair of init) this._list.push([String(pair[0]), String(pair[1])]);
+        for (const pair of init) push(list, [S(pair[0]), S(pair[1])]);
       } else {
-        for (const k of Object.keys(init)) this._list.push([k, String(init[k])]);
+        for (const k of objectKeys(init)) push(list, [k, S(init[k])]);
       }
     }
-    append(k, v) { this._list.push([String(k), String(v)]); }
-    set(k, v) { const key = String(k); const i = this._list.findIndex(function (p) { return p[0] === key; }); this.delete(key); if (i < 0) this._list.push([key, String(v)]); else this._list.splice(i, 0, [key, String(v)]); }
-    get(k) { const p = this._list.find(function (p) { return p[0] === String(k); }); return p ? p[1] : null; }
-    getAll(k) { return this._list.filter(function (p) { return p[0] === String(k); }).map(function (p) { return p[1]; }); }
-    has(k) { return this._list.some(function (p) { return p[0] === String(k); }); }
-    delete(k) { this._list = this._list.filter(function (p) { return p[0] !== String(k); }); }
-    forEach(fn, self) { for (const p of this._list) fn.call(self, p[1], p[0], this); }
+    get _list() { return wmGet(searchState, this); }
+    append(k, v) { push(this._list, [S(k), S(v)]); }
+    set(k, v) { const key = S(k); const list = this._list; const i = list.findIndex(function (p) { return p[0] === key; }); this.delete(key); if (i < 0) push(list, [key, S(v)]); else spliceA(list, i, 0, [key, S(v)]); }
+    get(k) { const p = this._list.find(function (p) { return p[0] === S(k); }); return p ? p[1] : null; }
+    getAll(k) { return this._list.filter(function (p) { return p[0] === S(k); }).map(function (p) { return p[1]; }); }
+    has(k) { return this._list.some(function (p) { return p[0] === S(k); }); }
+    delete(k) { const list = this._list; for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === S(k)) spliceA(list, i, 1); }
+    forEach(fn, self) { for (const p of this._list.slice()) fn.call(self, p[1], p[0], this); }
     keys() { return this._list.map(function (p) { return p[0]; })[Symbol.iterator](); }
     values() { return this._list.map(function (p) { return p[1]; })[Symbol.iterator](); }
     entries() { return this._list.map(function (p) { return [p[0], p[1]]; })[Symbol.iterator](); }
     [Symbol.iterator]() { return this.entries(); }
     get size() { return this._list.length; }
     sort() { this._list.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }); }
-    toString() { return this._list.map(function (p) { return encode(p[0]) + '=' + encode(p[1]); }).join('&'); }
+    toString() { return serializeSearch(this._list); }
     get [Symbol.toStringTag]() { return 'URLSearchParams'; }
   }
 
@@ -124,23 +189,31 @@ export const SHIMS = String.raw`
     toJSON() { return this.href; }
   }
 
+  function blobText(p) { return typeof p === 'string' ? p : wmHas(blobState, p) ? wmGet(blobState, p).text : S(p); }
   class Blob {
-    constructor(parts, options) { this._text = (parts || []).map(function (p) { return typeof p === 'string' ? p : p instanceof Blob ? p._text : String(p); }).join(''); this.type = (options && options.type) || ''; }
+    constructor(parts, options) {
+      let text = '';
+      if (parts != null) for (let i = 0; i < parts.length; i++) text += blobText(parts[i]);
+      wmSet(blobState, this, { text: text });
+      this.type = (options && options.type) || '';
+    }
+    get _text() { return wmGet(blobState, this).text; }
     get size() { return this._text.length; }
     text() { return Promise.resolve(this._text); }
     get [Symbol.toStringTag]() { return 'Blob'; }
   }
 
   class FormData {
-    constructor() { this._entries = []; this._boundary = '----wapiiFormBoundary' + Math.random().toString(16).slice(2); }
-    append(k, v) { this._entries.push([String(k), v instanceof Blob ? v : String(v)]); }
+    constructor() { wmSet(formState, this, []); this._boundary = '----wapiiFormBoundary' + Math.random().toString(16).slice(2); }
+    get _entries() { return wmGet(formState, this); }
+    append(k, v) { push(this._entries, [S(k), wmHas(blobState, v) ? v : S(v)]); }
     set(k, v) { this.delete(k); this.append(k, v); }
-    get(k) { const e = this._entries.find(function (e) { return e[0] === String(k); }); return e ? e[1] : null; }
-    getAll(k) { return this._entries.filter(function (e) { return e[0] === String(k); }).map(function (e) { return e[1]; }); }
-    has(k) { return this._entries.some(function (e) { return e[0] === String(k); }); }
-    delete(k) { this._entries = this._entries.filter(function (e) { return e[0] !== String(k); }); }
+    get(k) { const e = this._entries.find(function (e) { return e[0] === S(k); }); return e ? e[1] : null; }
+    getAll(k) { return this._entries.filter(function (e) { return e[0] === S(k); }).map(function (e) { return e[1]; }); }
+    has(k) { return this._entries.some(function (e) { return e[0] === S(k); }); }
+    delete(k) { const list = this._entries; for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === S(k)) spliceA(list, i, 1); }
     entries() { return this._entries.slice()[Symbol.iterator](); }
-    forEach(fn, self) { for (const e of this._entries) fn.call(self, e[1], e[0], this); }
+    forEach(fn, self) { for (const e of this._entries.slice()) fn.call(self, e[1], e[0], this); }
     [Symbol.iterator]() { return this.entries(); }
     // The form-data package's API, which Node-flavoured code calls.
     getHeaders() { return { 'content-type': 'multipart/form-data; boundary=' + this._boundary }; }
@@ -186,51 +259,164 @@ export const SHIMS = String.raw`
   g.URL = URL; g.URLSearchParams = URLSearchParams; g.Blob = Blob; g.FormData = FormData;
   g.TextEncoder = TextEncoder; g.TextDecoder = TextDecoder;
 
-  const exitSignal = { wapiiExit: true };
-  Object.defineProperty(g, '__wapiiExit', { value: exitSignal });
   g.process = {
     env: {}, argv: ['node', 'snippet.js'], platform: 'sandbox', version: 'v0.0.0', versions: {},
-    exit: function () { out.exited = true; throw exitSignal; },
-    nextTick: function (fn) { const args = Array.prototype.slice.call(arguments, 1); Promise.resolve().then(function () { fn.apply(undefined, args); }); },
+    exit: function () { if (!state.exited) { state.exited = true; send('exit', ''); } throw exitSignal; },
+    nextTick: function (fn) { const args = rest(arguments, 1); promiseThen(promiseResolve(), function () { apply(fn, undefined, args); }); },
     cwd: function () { return '/'; },
     on: function () { return g.process; },
   };
+
+  // ---- The capture's JSON writer: program values in, JSON text out, with limits; never calls toJSON. ----
+  const LIMITS = { depth: 64, nodes: 100000, chars: 1048576 };
+  function Limit(message) { this.message = message; }
+  function writer() {
+    let nodes = 0, chars = 0;
+    function str(s) {
+      chars += s.length;
+      if (chars > LIMITS.chars) throw new Limit('the request is larger than 1 MB');
+      return stringify(s);
+    }
+    function bytesText(buffer, offset, length) {
+      if (length > LIMITS.chars) throw new Limit('the request body is larger than 1 MB');
+      const a = new U8(buffer, offset, length);
+      let s = '';
+      for (let i = 0; i < length; i++) s += fromCharCode(a[i]);
+      try { return decodeURIComponent_(escape(s)); } catch (e) { return s; }
+    }
+    function value(v, depth) {
+      if (v === null) return 'null';
+      switch (typeof v) {
+        case 'string': return str(v);
+        case 'number': return v === v && v !== Infinity && v !== -Infinity ? '' + v : 'null';
+        case 'boolean': return v ? 'true' : 'false';
+        case 'bigint': return str('' + v);
+        case 'undefined': case 'function': case 'symbol': return undefined;
+      }
+      if (++nodes > LIMITS.nodes) throw new Limit('the request holds more than ' + LIMITS.nodes + ' values');
+      if (depth >= LIMITS.depth) throw new Limit('the request is nested deeper than ' + LIMITS.depth + ' levels (or refers to itself)');
+      let time;
+      try { time = dateGetTime(v); } catch (e) { time = undefined; }
+      if (time !== undefined) return time === time ? str(dateToISO(v)) : 'null';
+      if (wmHas(searchState, v)) return str(serializeSearch(wmGet(searchState, v)));
+      if (isArray(v)) {
+        const n = v.length;
+        if (!(n <= LIMITS.nodes)) throw new Limit('the request holds more than ' + LIMITS.nodes + ' values');
+        let out = '[';
+        for (let i = 0; i < n; i++) { const x = value(v[i], depth + 1); out += (i ? ',' : '') + (x === undefined ? 'null' : x); }
+        return out + ']';
+      }
+      const keys = objectKeys(v);
+      let out = '{', first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        const x = value(v[k], depth + 1);
+        if (x === undefined) continue;
+        out += (first ? '' : ',') + str(k) + ':' + x;
+        first = false;
+      }
+      return out + '}';
+    }
+    function pairs(list) {
+      let out = '[';
+      for (let i = 0; i < list.length; i++) out += (i ? ',' : '') + '[' + str(list[i][0]) + ',' + str(list[i][1]) + ']';
+      return out + ']';
+    }
+    /** The body as the transport would send it: text, form fields, or an object it would refuse. */
+    function body(data) {
+      if (data === undefined) return '{"kind":"none"}';
+      if (data === null) return '{"kind":"object","value":null}';
+      if (typeof data === 'string') return '{"kind":"text","value":' + str(data) + '}';
+      if (wmHas(searchState, data)) return '{"kind":"text","value":' + str(serializeSearch(wmGet(searchState, data))) + '}';
+      if (wmHas(blobState, data)) return '{"kind":"text","value":' + str(wmGet(blobState, data).text) + '}';
+      if (wmHas(formState, data)) {
+        const list = wmGet(formState, data), fields = [];
+        for (let i = 0; i < list.length; i++) push(fields, [list[i][0], blobText(list[i][1])]);
+        return '{"kind":"form","entries":' + pairs(fields) + '}';
+      }
+      if (typeof data === 'object') {
+        let length;
+        try { length = bufferByteLength(data); } catch (e) { length = undefined; }
+        if (length !== undefined) return '{"kind":"text","value":' + str(bytesText(data, 0, length)) + '}';
+        if (isView(data)) {
+          let buffer;
+          try { buffer = viewBuffer(data); return '{"kind":"text","value":' + str(bytesText(buffer, viewOffset(data), viewLength(data))) + '}'; } catch (e) { /* a DataView */ }
+          try { buffer = dvBuffer(data); return '{"kind":"text","value":' + str(bytesText(buffer, 0, bufferByteLength(buffer))) + '}'; } catch (e) { /* not readable */ }
+        }
+      }
+      const v = value(data, 1);
+      return '{"kind":"object","value":' + (v === undefined ? 'null' : v) + '}';
+    }
+    return { value: value, str: str, pairs: pairs, body: body };
+  }
+
+  defineProperty(g, '__wapiiInternal', { configurable: true, value: {
+    send: send, fail: fail, describe: describe, tick: tick, state: state, exitSignal: exitSignal, writer: writer, Limit: Limit,
+    searchState: searchState, stringTag: stringTag, S: S, stringify: stringify, promiseThen: promiseThen, SyntaxError: SyntaxError_,
+    Error: Error_, Promise: Promise_, wmHas: wmHas, wmGet: wmGet,
+  } });
 })();
 `;
 
-/** Runs after Axios: the capturing adapter and `require`. */
+/**
+ * Runs after Axios: the capturing adapter and `require`. Its completion value is the control
+ * object the host keeps a reference to (`run`, `tick`); nothing of it stays on the global.
+ */
 export const CAPTURE = String.raw`
 (function () {
   'use strict';
   const g = globalThis;
-  const out = g.__wapii;
+  const I = g.__wapiiInternal;
+  delete g.__wapiiInternal;
   const axios = g.axios;
-  // Intrinsics the host's read-out relies on, taken before the program can replace them.
-  const stringify = JSON.stringify, parse = JSON.parse, fromEntries = Object.fromEntries;
-  const push = Function.prototype.call.bind(Array.prototype.push);
-  const map = Function.prototype.call.bind(Array.prototype.map);
+  const S = I.S, stringify = I.stringify, Limit = I.Limit;
+  const getUri = Function.prototype.call.bind(axios.Axios.prototype.getUri);
+  const assign = Object.assign, isArray = Array.isArray;
+  const test = Function.prototype.call.bind(RegExp.prototype.test);
+  const replace = Function.prototype.call.bind(String.prototype.replace);
   const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
-  function plain(v) {
-    try { const s = stringify(v, function (k, x) { return typeof x === 'bigint' ? String(x) : x; }); return s === undefined ? null : parse(s); } catch (e) { return String(v); }
+  const MAX_URL = 65536;
+
+  function text(v) { const s = S(v); if (s.length > MAX_URL) throw new Limit('the URL is longer than ' + MAX_URL + ' characters'); return s; }
+  function customSerializer(ps) {
+    return ps != null && (typeof ps === 'function' || typeof ps.serialize === 'function' || typeof ps.encode === 'function');
   }
-  function snapshot(config) {
-    const headers = config.headers && typeof config.headers.toJSON === 'function' ? config.headers.toJSON() : Object.assign({}, config.headers);
-    let url = config.url == null ? '' : String(config.url);
-    if (config.baseURL && !ABSOLUTE.test(url)) url = String(config.baseURL).replace(/\/+$/, '') + (url ? '/' + url.replace(/^\/+/, '') : '');
-    let params = config.params;
-    if (params instanceof g.URLSearchParams) params = fromEntries(params.entries());
-    const data = config.data;
-    let body;
-    if (data === undefined) body = { kind: 'none' };
-    else if (typeof data === 'string') body = { kind: 'text', value: data };
-    else if (data instanceof g.URLSearchParams) body = { kind: 'text', value: data.toString() };
-    else if (data instanceof g.FormData) body = { kind: 'form', entries: map(data._entries, function (e) { return [e[0], typeof e[1] === 'string' ? e[1] : e[1]._text]; }) };
-    else if (data instanceof g.Blob) body = { kind: 'text', value: data._text };
-    else body = { kind: 'json', value: plain(data) };
-    return { method: String(config.method || 'get').toLowerCase(), url: url, headers: plain(headers), params: params == null ? null : plain(params), body: body };
+  /** One JSON record of what reached the adapter, built from values read now. */
+  function record(config) {
+    const w = I.writer();
+    const method = config.method;
+    if (typeof method !== 'string') throw new Limit('the request method is not a string');
+    // How the reference composed the URL (kept for --compat reference).
+    let url = config.url == null ? '' : text(config.url);
+    const baseURL = config.baseURL;
+    if (baseURL && !test(ABSOLUTE, url)) url = replace(text(baseURL), /\/+$/, '') + (url ? '/' + replace(url, /^\/+/, '') : '');
+    // Where Axios really sends it: its own buildFullPath and buildURL, through Axios.prototype.getUri.
+    const fullPath = text(getUri({ defaults: {} }, assign({}, config, { params: undefined })));
+    const serializer = customSerializer(config.paramsSerializer);
+    const sentUrl = serializer ? text(getUri({ defaults: {} }, config)) : undefined;
+    let headers = config.headers;
+    if (headers && typeof headers.toJSON === 'function') headers = headers.toJSON();
+    const params = config.params;
+    const pairs = params != null && I.wmHas(I.searchState, params) ? w.pairs(I.wmGet(I.searchState, params)) : undefined;
+    let out = '{"method":' + w.str(method) + ',"url":' + w.str(url) + ',"fullPath":' + w.str(fullPath);
+    if (sentUrl !== undefined) out += ',"sentUrl":' + w.str(sentUrl);
+    const h = w.value(headers, 1);
+    out += ',"headers":' + (h === undefined ? 'null' : h);
+    if (pairs !== undefined) out += ',"paramPairs":' + pairs;
+    else { const p = w.value(params, 1); out += ',"params":' + (p === undefined ? 'null' : p); }
+    return out + ',"body":' + w.body(config.data) + '}';
+  }
+  function capture(config) {
+    let json;
+    try {
+      json = record(config);
+    } catch (e) {
+      json = '{"refused":' + stringify(e instanceof Limit ? S(e.message) : 'reading the request failed: ' + I.describe(e)) + '}';
+    }
+    I.send('request', json);
   }
   axios.defaults.adapter = function wapiiCapture(config) {
-    push(out.requests, snapshot(config));
+    capture(config);
     return Promise.resolve({ data: {}, status: 200, statusText: 'OK', headers: {}, config: config, request: {} });
   };
   const modules = {
@@ -249,12 +435,22 @@ export const CAPTURE = String.raw`
   };
   // CommonJS names for code that assigns module.exports; defined after Axios, whose UMD header would use them.
   g.module = { exports: {} }; g.exports = g.module.exports;
-  Object.defineProperty(g, '__wapiiResult', { value: function () {
-    return stringify({ requests: out.requests, console: out.console, truncated: out.truncated, errors: out.errors, exited: out.exited });
-  } });
-  Object.defineProperty(g, '__wapiiFail', { value: function (e) {
-    if (e === g.__wapiiExit) return;
-    push(out.errors, e && e.stack ? String(e.stack).split('\n').slice(0, 3).join('\n') : String(e));
-  } });
+
+  const indirectEval = g.eval;
+  const rejected = function (e) { I.fail(e); };
+  /** Runs the wrapped program; whatever it throws or rejects with is recorded here, as text. */
+  function run(source) {
+    let result;
+    try {
+      result = indirectEval(source);
+    } catch (e) {
+      let syntax = false;
+      try { syntax = e instanceof I.SyntaxError; } catch (x) { syntax = false; }
+      I.fail(e, syntax ? 'syntax' : 'error');
+      return;
+    }
+    try { I.promiseThen(result, undefined, rejected); } catch (e) { /* the completion value is not a promise: the wrapper was broken out of */ }
+  }
+  return { run: run, tick: I.tick };
 })();
 `;

@@ -1,7 +1,8 @@
 /**
  * Turns generated code into a script the sandbox can run: ES `import`s of modules become
  * `require` calls (a context runs scripts, not modules), and the whole program runs inside an
- * async function so top-level `await` works and a rejected promise is reported, not lost.
+ * async function so top-level `await` works; the sandbox's runner evaluates it and records a
+ * rejection of the promise it returns (see CAPTURE in prelude.ts).
  */
 const IMPORT_RE = /^[ \t]*import\s+(?:(\*\s+as\s+[\w$]+)|([\w$]+)?\s*,?\s*(\{[^}]*\})?)\s*from\s*(['"])([^'"]+)\4\s*;?|^[ \t]*import\s*(['"])([^'"]+)\6\s*;?/gm;
 
@@ -23,5 +24,5 @@ export function rewriteImports(code: string): string {
 
 /** The script the sandbox compiles for a program. */
 export function wrapProgram(code: string): string {
-  return `(async () => {\n${rewriteImports(code)}\n})().catch(__wapiiFail);\n`;
+  return `(async () => {\n${rewriteImports(code)}\n})()\n`;
 }

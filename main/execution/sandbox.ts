@@ -5,20 +5,38 @@ import ivm from 'isolated-vm';
 import { CAPTURE, SHIMS } from './prelude.js';
 import { wrapProgram } from './program.js';
 
-/** A request as the capturing adapter saw it, before normalisation (scoring.md §3). */
+/**
+ * A request as the capturing adapter saw it, before normalisation (scoring.md §3), recorded by
+ * the host at the moment of the call. `refused` says why a request could not be recorded (too
+ * large, too deep, unreadable, no string method); such a request scores `runtime_error`.
+ */
 export interface RawRequest {
   readonly method: string;
+  /** The URL as the reference composed it: `baseURL` + `url` unless `url` has a scheme. */
   readonly url: string;
+  /** Where Axios sends it, without the params: its own `buildFullPath(baseURL, url, allowAbsoluteUrls)`. */
+  readonly fullPath?: string;
+  /** With a custom `paramsSerializer`: the URL Axios builds, the serialized params included. */
+  readonly sentUrl?: string;
   readonly headers: Record<string, unknown> | null;
   readonly params: unknown;
+  /** `params` given as a `URLSearchParams`: its pairs, in order. */
+  readonly paramPairs?: readonly (readonly [string, string])[];
   readonly body:
     | { readonly kind: 'none' }
     | { readonly kind: 'text'; readonly value: string }
     | { readonly kind: 'json'; readonly value: unknown }
+    /** A value the transport would not send as it is (a plain object left by a custom `transformRequest`). */
+    | { readonly kind: 'object'; readonly value: unknown }
     | { readonly kind: 'form'; readonly entries: readonly (readonly [string, string])[] };
+  readonly refused?: string;
 }
 
-export type ExecutionErrorKind = 'syntax' | 'exception' | 'timeout' | 'memory';
+/**
+ * Why a program did not finish normally. `timeout`, `memory` and `crashed` may also come from the
+ * supervisor, which stopped the sandbox's process.
+ */
+export type ExecutionErrorKind = 'syntax' | 'exception' | 'timeout' | 'memory' | 'crashed';
 
 /** What running one program did: the requests it sent, what it logged, and how it ended. */
 export interface Execution {
@@ -41,13 +59,55 @@ const require = createRequire(import.meta.url);
 /** The real Axios, browser build (UMD), pinned in package.json; read by path since its exports map hides dist/. */
 const AXIOS_SOURCE = fs.readFileSync(path.join(path.dirname(require.resolve('axios/package.json')), 'dist', 'axios.min.js'), 'utf8');
 
+/** Host-side caps on what one program can hand over. */
+const CAPS = { requests: 20, requestChars: 4 * 1024 * 1024, consoleLines: 2000, programChars: 1024 * 1024 };
+
 const isTimeout = (e: unknown): boolean => e instanceof Error && /timed out/i.test(e.message);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPairs = (v: unknown): v is [string, string][] => Array.isArray(v) && v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string');
+
+/** A record from the capture (JSON text the prelude wrote) → a RawRequest; anything malformed is refused. */
+export function parseRecord(json: string): RawRequest {
+  const refused = (why: string): RawRequest => ({ method: '', url: '', headers: null, params: null, body: { kind: 'none' }, refused: why });
+  let r: unknown;
+  try {
+    r = JSON.parse(json);
+  } catch {
+    return refused('the request could not be recorded');
+  }
+  if (!isRecord(r)) return refused('the request could not be recorded');
+  if (typeof r['refused'] === 'string') return refused(r['refused'].slice(0, 500));
+  const { method, url, fullPath, sentUrl, headers, params, paramPairs, body } = r;
+  if (typeof method !== 'string' || typeof url !== 'string' || typeof fullPath !== 'string' || (sentUrl !== undefined && typeof sentUrl !== 'string')) return refused('the request could not be recorded');
+  if (!isRecord(body) || typeof body['kind'] !== 'string') return refused('the request body could not be recorded');
+  let b: RawRequest['body'];
+  if (body['kind'] === 'none') b = { kind: 'none' };
+  else if (body['kind'] === 'text' && typeof body['value'] === 'string') b = { kind: 'text', value: body['value'] };
+  else if (body['kind'] === 'object') b = { kind: 'object', value: body['value'] };
+  else if (body['kind'] === 'form' && isPairs(body['entries'])) b = { kind: 'form', entries: body['entries'] };
+  else return refused('the request body could not be recorded');
+  if (paramPairs !== undefined && !isPairs(paramPairs)) return refused('the request params could not be recorded');
+  return {
+    method,
+    url,
+    fullPath,
+    ...(sentUrl !== undefined ? { sentUrl } : {}),
+    headers: isRecord(headers) ? headers : null,
+    params: params ?? null,
+    ...(paramPairs !== undefined ? { paramPairs } : {}),
+    body: b,
+  };
+}
 
 /**
  * Runs generated programs in an isolated-vm isolate: a fresh context per program on one
  * long-lived isolate, the real Axios inside with an adapter that records each request and
- * answers 200. No Node API, file system, network or host object is reachable from a context.
- * The isolate is recycled after a timeout, an out-of-memory or once its heap has grown.
+ * answers 200. No Node API, file system, network or host object is reachable from a context;
+ * the one host function a context holds (the record channel) is taken off its global before
+ * the program runs. The isolate is recycled after a timeout, an out-of-memory or once its heap
+ * has grown. A program that wedges isolated-vm itself (a getter loop read outside the time
+ * limit, a V8 abort) takes this process with it: run it under the supervisor (createExecutor).
  */
 export class Sandbox implements Disposable {
   private readonly memoryLimitMb: number;
@@ -84,43 +144,56 @@ export class Sandbox implements Disposable {
     const started = performance.now();
     const budget = options.timeoutMs ?? this.timeoutMs;
     const remaining = (): number => Math.max(1, Math.floor(budget - (performance.now() - started)));
-    const context = this.isolate.createContextSync();
-    let script: ivm.Script | undefined;
-    let error: Execution['error'];
-    let result = '{"requests":[],"console":[],"errors":[]}';
-    try {
-      for (const s of this.scripts) s.runSync(context, { timeout: remaining() });
-      try {
-        script = this.isolate.compileScriptSync(wrapProgram(code), { filename: 'program.js' });
-      } catch (e) {
-        error = { kind: 'syntax', message: e instanceof Error ? e.message : String(e) };
+    const requests: RawRequest[] = [];
+    const consoleLines: string[] = [];
+    let programError: Execution['error'];
+    let requestChars = 0;
+    // The one channel from the program's world to the host: strings only, counted and capped here.
+    const record = (kind: unknown, payload: unknown): void => {
+      if (typeof kind !== 'string' || typeof payload !== 'string') return;
+      if (kind === 'request') {
+        if (requests.length >= CAPS.requests) return;
+        requestChars += payload.length;
+        requests.push(requestChars > CAPS.requestChars ? parseRecord('{"refused":"the program sent more than 4 MB of requests"}') : parseRecord(payload));
+      } else if (kind === 'console') {
+        if (consoleLines.length < CAPS.consoleLines) consoleLines.push(payload.slice(0, 4000));
+      } else if ((kind === 'error' || kind === 'syntax') && !programError) {
+        programError = { kind: kind === 'syntax' ? 'syntax' : 'exception', message: payload.slice(0, 2000) };
       }
-      if (script) {
-        script.runSync(context, { timeout: remaining() });
+    };
+    const context = this.isolate.createContextSync();
+    const refs: ivm.Reference[] = [];
+    let error: Execution['error'];
+    try {
+      context.global.setSync('__wapiiHost', new ivm.Callback(record));
+      let control: ivm.Reference | undefined;
+      for (const s of this.scripts) {
+        const result = s.runSync(context, { timeout: remaining(), reference: true }) as ivm.Reference;
+        refs.push(result);
+        control = result;
+      }
+      const runRef = control!.getSync('run', { reference: true }) as ivm.Reference;
+      const tickRef = control!.getSync('tick', { reference: true }) as ivm.Reference;
+      refs.push(runRef, tickRef);
+      if (code.length > CAPS.programChars) programError = { kind: 'syntax', message: 'the program is longer than 1 MB' };
+      else {
+        runRef.applySync(undefined, [wrapProgram(code)], { timeout: remaining() });
         // Fire the virtual timers one at a time, each followed by its promise jobs.
-        while (performance.now() - started < budget && context.evalSync('__wapiiTick()', { timeout: remaining() }) === true);
+        while (performance.now() - started < budget && tickRef.applySync(undefined, [], { timeout: remaining() }) === true);
         if (performance.now() - started >= budget) throw new Error('Script execution timed out.');
       }
-      result = context.evalSync('__wapiiResult()', { timeout: remaining() }) as string;
     } catch (e) {
       if (this.isolate.isDisposed) error = { kind: 'memory', message: `the program ran out of memory (${this.memoryLimitMb} MB)` };
       else if (isTimeout(e)) error = { kind: 'timeout', message: `the program ran longer than ${budget} ms` };
-      else error = { kind: 'exception', message: e instanceof Error ? e.message : String(e) };
-      if (!this.isolate.isDisposed) {
-        try {
-          result = context.evalSync('__wapiiResult()', { timeout: 50 }) as string;
-        } catch {
-          // the context is wedged; the isolate is recycled below
-        }
-      }
+      // isolated-vm reports a promise the program rejected and never handled; its value is the program's, so it is not read.
+      else error = { kind: 'exception', message: 'the program left a promise rejected (an unhandled rejection)' };
     } finally {
-      script?.release();
+      for (const r of refs) r.release();
       if (!this.isolate.isDisposed) context.release();
     }
-    const parsed = JSON.parse(result) as { requests: RawRequest[]; console: string[]; errors: string[] };
-    if (!error && parsed.errors.length > 0) error = { kind: 'exception', message: parsed.errors[0] ?? 'error' };
+    error ??= programError;
     if (error?.kind === 'timeout' || error?.kind === 'memory' || this.isolate.isDisposed || this.heapUsed() > this.recycleHeapBytes) this.recycle();
-    return { requests: parsed.requests, console: parsed.console, ...(error ? { error } : {}), durationMs: performance.now() - started };
+    return { requests, console: consoleLines, ...(error ? { error } : {}), durationMs: performance.now() - started };
   }
 
   private heapUsed(): number {

@@ -1,5 +1,5 @@
 import type { RequestConfig } from '../api/schemas.js';
-import { extractInvocation, normalizeRequest, referenceProgram, type CapturedRequest, type CutRule, type Execution, type Executor } from '../execution/index.js';
+import { extractInvocation, normalizeCaptured, referenceProgram, type CapturedRequest, type CutRule, type Execution, type Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { compareRequest, expectedOnly, type CompatMode, type ErrorVerdict, type Verdict } from '../scoring/index.js';
 
@@ -34,6 +34,9 @@ export async function evaluateCode(text: string, expected: RequestConfig, spec: 
   const first = run.requests[0];
   const cut = { rule: extraction.rule, call: extraction.call };
   if (run.error || !first) return { verdict: expectedOnly(spec, expected, 'runtime_error'), extraction: cut, execution };
-  const request = normalizeRequest(first);
+  // A request the transport would refuse, or one past the host's limits, is the program's error, not the run's.
+  const normalized = normalizeCaptured(first, compat);
+  if (!normalized.ok) return { verdict: expectedOnly(spec, expected, 'runtime_error'), extraction: cut, execution: { ...execution, error: { kind: 'exception', message: normalized.message } } };
+  const request = normalized.request;
   return { verdict: compareRequest(spec, expected, request, compat), extraction: cut, execution, request };
 }
