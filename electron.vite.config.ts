@@ -5,7 +5,8 @@ import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 export default defineConfig({
   main: {
     plugins: [externalizeDepsPlugin()],
-    build: { rollupOptions: { input: { index: resolve('main/app/index.ts') } } },
+    // sandbox-child: the sandbox process the execution supervisor forks (main/execution/supervisor.ts).
+    build: { rollupOptions: { input: { index: resolve('main/app/index.ts'), 'sandbox-child': resolve('main/execution/child.ts') } } },
   },
   preload: {
     plugins: [externalizeDepsPlugin()],

@@ -27,12 +27,17 @@ interface Child {
   stopped: boolean;
   job: Job | undefined;
   deadline: NodeJS.Timeout | undefined;
+  /** When the current job was sent. */
+  since: number;
   stderr: string;
 }
 
-// Under tsx (the CLI, tests) the child is TypeScript and needs tsx's loader; the Electron build emits sandbox-child.js beside the main bundle.
+// Under tsx (the CLI, tests) the child is TypeScript and needs tsx's loader; the Electron build emits
+// sandbox-child.js beside the main bundle (this code may sit there or in a chunk folder below it).
 const here = import.meta.url;
-const CHILD_ENTRY = fileURLToPath(new URL(here.endsWith('.ts') ? './child-source.mjs' : './sandbox-child.js', here));
+const CHILD_ENTRY = here.endsWith('.ts')
+  ? fileURLToPath(new URL('./child-source.mjs', here))
+  : (['./sandbox-child.js', '../sandbox-child.js'].map((p) => fileURLToPath(new URL(p, here))).find((p) => fs.existsSync(p)) ?? fileURLToPath(new URL('./sandbox-child.js', here)));
 /** After this many processes in a row die before they are ready, the sandbox cannot start here: fail loudly rather than loop. */
 const START_ATTEMPTS = 3;
 const POLL_MS = 20;
@@ -68,6 +73,8 @@ export class Supervisor implements AsyncDisposable {
   private readonly poll: NodeJS.Timeout;
   /** How many sandbox processes were started (the first ones and every replacement). */
   started = 0;
+  /** The most resident memory seen in one sandbox process while it ran a program (MB; Linux only). */
+  peakResidentMb = 0;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -91,7 +98,7 @@ export class Supervisor implements AsyncDisposable {
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
     });
     this.started++;
-    const child: Child = { proc, ready: false, stopped: false, job: undefined, deadline: undefined, stderr: '' };
+    const child: Child = { proc, ready: false, stopped: false, job: undefined, deadline: undefined, since: 0, stderr: '' };
     this.children.push(child);
     proc.stderr?.on('data', (chunk: Buffer) => {
       child.stderr = (child.stderr + chunk.toString()).slice(-4000);
@@ -130,7 +137,7 @@ export class Supervisor implements AsyncDisposable {
         stoppedRun(
           memory ? 'memory' : 'crashed',
           memory ? 'the program ran out of memory and took its sandbox process down' : `the sandbox process died running the program (${signal ?? `exit code ${code}`})`,
-          0,
+          performance.now() - child.since,
         ),
       );
     }
@@ -153,7 +160,7 @@ export class Supervisor implements AsyncDisposable {
     child.job = undefined;
     const i = this.children.indexOf(child);
     if (i >= 0) this.children.splice(i, 1);
-    job?.resolve(stoppedRun(kind, message, kind === 'timeout' ? job.timeoutMs + (this.options.marginMs ?? 1000) : 0));
+    job?.resolve(stoppedRun(kind, message, performance.now() - child.since));
     if (!this.closed) this.spawn();
     this.dispatch();
   }
@@ -162,6 +169,7 @@ export class Supervisor implements AsyncDisposable {
     for (const child of this.children) {
       if (!child.job || child.proc.pid === undefined) continue;
       const mb = residentMb(child.proc.pid);
+      if (mb !== undefined && mb > this.peakResidentMb) this.peakResidentMb = mb;
       if (mb !== undefined && mb > this.ceilingMb) this.stop(child, 'memory', `the program's sandbox process passed ${this.ceilingMb} MB and was stopped`);
     }
   }
@@ -172,6 +180,7 @@ export class Supervisor implements AsyncDisposable {
       if (!child.ready || child.stopped || child.job) continue;
       const job = this.queue.shift()!;
       child.job = job;
+      child.since = performance.now();
       const margin = this.options.marginMs ?? 1000;
       child.deadline = setTimeout(() => this.stop(child, 'timeout', `the program ran past ${job.timeoutMs} ms and its sandbox process was stopped`), job.timeoutMs + margin);
       child.proc.send({ id: job.id, code: job.code, timeoutMs: job.timeoutMs }, (error) => {

@@ -26,11 +26,16 @@ function argumentsOf(config: { headers?: Record<string, JsonValue> | undefined; 
   };
 }
 
+/** Sets a key as an own property: a generated `__proto__` key is an argument like any other (scoring.md §3), not the result's prototype. */
+function setResult(out: Record<string, ArgumentResult>, key: string, result: ArgumentResult): void {
+  Object.defineProperty(out, key, { value: result, enumerable: true, writable: true, configurable: true });
+}
+
 const counted = (location: ArgumentLocation, key: string): boolean => !(location === 'headers' && SPECIAL_HEADERS.has(key.toLowerCase()));
 
 /** Finds a key: headers case-insensitively (HTTP semantics), except in reference mode, which compared exactly. */
 function lookup(args: Record<string, JsonValue>, location: ArgumentLocation, key: string, compat: CompatMode): string | undefined {
-  if (key in args) return key;
+  if (Object.hasOwn(args, key)) return key;
   if (location !== 'headers' || compat === 'reference') return undefined;
   return Object.keys(args).find((k) => k.toLowerCase() === key.toLowerCase());
 }
@@ -42,7 +47,7 @@ export function expectedOnly(spec: ApiSpec, expected: RequestConfig, error: Erro
   for (const location of ARGUMENT_LOCATIONS) {
     for (const [key, value] of Object.entries(args[location])) {
       if (!counted(location, key)) continue;
-      (results[location] ??= {})[key] = { expected: value, actual: null, verdict: 'missing' };
+      setResult((results[location] ??= {}), key, { expected: value, actual: null, verdict: 'missing' });
     }
   }
   return { sample_verdict: 'nonexecutable', error_verdict: error, url_verdict: null, method_verdict: null, endpoint_verdict: null, arguments: results };
@@ -85,17 +90,17 @@ export function compareRequest(spec: ApiSpec, expected: RequestConfig, actual: C
     for (const [key, value] of Object.entries(want[location])) {
       if (!counted(location, key)) continue;
       const actualKey = lookup(got[location], location, key, compat);
-      if (actualKey === undefined) out[key] = { expected: value, actual: null, verdict: 'missing' };
+      if (actualKey === undefined) setResult(out, key, { expected: value, actual: null, verdict: 'missing' });
       else {
         matched.add(actualKey);
         const actualValue = got[location][actualKey] ?? null;
-        out[key] = { expected: value, actual: actualValue, verdict: isDeepStrictEqual(actualValue, value) ? 'correct' : 'incorrect_value' };
+        setResult(out, key, { expected: value, actual: actualValue, verdict: isDeepStrictEqual(actualValue, value) ? 'correct' : 'incorrect_value' });
       }
     }
     for (const [key, value] of Object.entries(got[location])) {
       if (matched.has(key) || !counted(location, key)) continue;
       const legal = judge !== undefined && isPermitted(spec, judge, location, key);
-      out[key] = { expected: null, actual: value, verdict: legal ? 'unnecessary' : 'illegal' };
+      setResult(out, key, { expected: null, actual: value, verdict: legal ? 'unnecessary' : 'illegal' });
     }
     for (const r of Object.values(out)) {
       if (r.verdict !== 'correct') allCorrect = false;
