@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseDataset } from '../main/dataset/index.js';
-import { extractInvocation, referenceProgram, Sandbox } from '../main/execution/index.js';
+import { createExecutor, extractInvocation, referenceProgram, Sandbox } from '../main/execution/index.js';
 import { oracleProgram } from '../main/prompt/index.js';
 import { fmt, percentiles } from './stats.js';
 
@@ -47,6 +47,21 @@ export async function benchExecution(wapiibench: string): Promise<void> {
   const oursFailed = ours.filter((r) => r.error || r.requests.length === 0).length;
   sandbox.dispose();
 
+  // What every caller uses: one supervised sandbox process, one message per program, measured
+  // from the caller's side (the message there and back included), one program at a time.
+  const supervised: number[] = [];
+  let supervisedFailed = 0;
+  {
+    await using executor = createExecutor({ workers: 1 });
+    for (const c of calls.slice(0, 20)) await executor.run(c.program);
+    for (const c of calls) {
+      const started = performance.now();
+      const r = await executor.run(c.program);
+      supervised.push(performance.now() - started);
+      if (r.error || r.requests.length === 0) supervisedFailed++;
+    }
+  }
+
   const reference: number[] = [];
   let referenceFailed = 0;
   for (const c of calls) {
@@ -56,11 +71,13 @@ export async function benchExecution(wapiibench: string): Promise<void> {
   }
 
   const a = percentiles(ours.map((r) => r.durationMs));
+  const s = percentiles(supervised);
   const b = percentiles(reference);
   console.log('\n## Execution: the 395 oracle programs (full completion)\n');
   console.log('| design | p50 ms | p99 ms | max ms | failed |');
   console.log('|---|---|---|---|---|');
-  console.log(`| isolated-vm sandbox, fresh context per program | ${fmt(a.p50, 3)} | ${fmt(a.p99, 3)} | ${fmt(a.max, 2)} | ${oursFailed} |`);
+  console.log(`| supervised sandbox process, one message per program (what every caller uses) | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${fmt(s.max, 2)} | ${supervisedFailed} |`);
+  console.log(`| the same sandbox in this process, unsupervised (its share of the above) | ${fmt(a.p50, 3)} | ${fmt(a.p99, 3)} | ${fmt(a.max, 2)} | ${oursFailed} |`);
   console.log(`| reference: one node process per program + axios-mock-adapter | ${fmt(b.p50, 1)} | ${fmt(b.p99, 1)} | ${fmt(b.max, 1)} | ${referenceFailed} |`);
-  console.log(`\nspeed-up at p50: ${fmt(b.p50 / a.p50, 1)}x, at p99: ${fmt(b.p99 / a.p99, 1)}x (target: sandbox p50 <= 3 ms)`);
+  console.log(`\nsupervised vs reference: ${fmt(b.p50 / s.p50, 1)}x at p50, ${fmt(b.p99 / s.p99, 1)}x at p99 (target: supervised p50 <= 3 ms, >= 70x the reference)`);
 }
