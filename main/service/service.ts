@@ -3,7 +3,7 @@ import { contract, type FileInput, type Method, type Output, type Parsed, type S
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
-import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
+import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
 import { prepareDataset } from './prepare.js';
 
@@ -191,6 +191,12 @@ function safeUsername(): string {
  * transport (IPC, HTTP, in-process) goes through.
  */
 export async function callMethod<M extends Method>(handlers: WorkbenchHandlers, method: M, input: unknown): Promise<Output<M>> {
+  // Before zod: its records drop a `__proto__` key without a word, and it recurses into nesting.
+  const unsafe = valueProblem(input);
+  if (unsafe) {
+    const where = shortPath(unsafe.path).slice(1).replace(/\//g, '.');
+    throw new WapiiError('bad_input', unsafe.kind === 'too deep' ? `${method}: ${where}: nesting deeper than ${MAX_NESTING} levels` : `${method}: ${where}: the key "__proto__" is not supported; rename or remove it`);
+  }
   const parsed = contract[method].input.safeParse(input ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
