@@ -67,12 +67,20 @@ export class WorkbenchService implements WorkbenchHandlers {
     return found;
   }
 
-  private async detail(sample: Sample): Promise<SampleDetail> {
-    const spec = await this.specFor(sample.datasetId, sample.api);
+  /**
+   * A sample with its revisions, read in one snapshot: an editor bases its next edit on the newest
+   * revision it sees (`baseRevision`), so the state it sees must be that revision's.
+   */
+  private async detail(of: Sample): Promise<SampleDetail> {
+    const spec = await this.specFor(of.datasetId, of.api);
+    const { sample, revisions } = this.store.snapshot(() => ({
+      sample: this.store.getSample(of.datasetId, of.id) ?? of,
+      revisions: this.store.listRevisions(of.datasetId, of.id),
+    }));
     const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
     return {
       sample,
-      revisions: this.store.listRevisions(sample.datasetId, sample.id),
+      revisions,
       endpoint: endpoint
         ? {
             method: endpoint.method,
@@ -81,7 +89,7 @@ export class WorkbenchService implements WorkbenchHandlers {
             ...(endpoint.operationId ? { operationId: endpoint.operationId } : {}),
           }
         : null,
-      canUndo: this.store.lastUndoable(sample.datasetId, sample.id) !== undefined,
+      canUndo: revisions.some((r) => !r.undone && r.before !== null),
     };
   }
 

@@ -295,6 +295,14 @@ export class Store implements Disposable {
     }
   }
 
+  /**
+   * Runs reads in one read transaction: they see one snapshot of the database, whatever other
+   * processes commit meanwhile (WAL), and take no write lock.
+   */
+  snapshot<T>(fn: () => T): T {
+    return this.handle.transaction(fn).deferred();
+  }
+
   integrityCheck(): string {
     return String(this.handle.pragma('integrity_check', { simple: true }));
   }

@@ -52,6 +52,14 @@ describe('edits from two processes on one sample', () => {
     expect(a.store.listRevisions(datasetId, sampleId)).toHaveLength(2);
   });
 
+  it('shows a sample and its revisions from one snapshot, so the newest revision is the state shown', async () => {
+    const { a, b, datasetId, sampleId } = await twoWorkbenches();
+    const bob = localClient(b.service);
+    await bob.getSample({ datasetId, sampleId }); // b has its spec parsed; a's first look parses it, and b edits meanwhile
+    const [seen] = await Promise.all([localClient(a.service).getSample({ datasetId, sampleId }), bob.editSample({ datasetId, sampleId, task: 'ben was here', reason: 'r' })]);
+    expect(seen.revisions.filter((r) => !r.undone).at(-1)!.after.task).toBe(seen.sample.task);
+  });
+
   it('two undos at once undo two edits, not one twice', async () => {
     const { a, b, datasetId, sampleId } = await twoWorkbenches();
     for (const task of ['first', 'second']) await localClient(a.service).editSample({ datasetId, sampleId, task, reason: task });
