@@ -62,6 +62,12 @@ export const contract = {
       config: RequestConfigSchema.optional(),
       reviewState: ReviewStateSchema.optional(),
       reason: z.string().min(1),
+      /**
+       * The id of the sample's newest revision that is not undone, as the editor saw it: the edit
+       * is refused ('conflict') when someone else changed the sample since. Without it, fields not
+       * sent keep what the sample holds at the moment of writing.
+       */
+      baseRevision: z.number().int().optional(),
     }),
     output: SampleDetailSchema,
   },

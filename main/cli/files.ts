@@ -12,12 +12,43 @@ const reason = (error: unknown): string => {
   return e.message;
 };
 
-export function readFileInput(file: string): Result<FileInput> {
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The byte offset of the first byte that is not valid UTF-8. TextDecoder only says that one
+ * exists; a lenient decode marks it with U+FFFD, and the bytes before it re-encode to the same
+ * length, so the first U+FFFD that the file did not spell out (EF BF BD) is the place.
+ */
+function invalidUtf8Offset(bytes: Buffer): number {
+  const lenient = bytes.toString('utf8');
+  for (let i = lenient.indexOf('\uFFFD'); i !== -1; i = lenient.indexOf('\uFFFD', i + 1)) {
+    const offset = Buffer.byteLength(lenient.slice(0, i));
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset;
+  }
+  return -1;
+}
+
+/** Decodes UTF-8 strictly: bytes that are not UTF-8 are refused, never stored as U+FFFD. */
+export function decodeUtf8(bytes: Buffer, file: string): Result<string> {
   try {
-    return ok({ filename: path.basename(file), content: fs.readFileSync(file, 'utf8') });
+    return ok(strictUtf8.decode(bytes));
+  } catch {
+    const offset = invalidUtf8Offset(bytes);
+    const line = bytes.subarray(0, offset).filter((b) => b === 0x0a).length + 1;
+    const byte = bytes[offset]?.toString(16).padStart(2, '0') ?? '??';
+    return fail('bad_input', `${file} is not valid UTF-8: byte 0x${byte} at offset ${offset} (line ${line}); save it as UTF-8`);
+  }
+}
+
+export function readFileInput(file: string): Result<FileInput> {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
   } catch (error) {
     return fail('bad_input', `cannot read ${file}: ${reason(error)}`);
   }
+  const content = decodeUtf8(bytes, file);
+  return content.ok ? ok({ filename: path.basename(file), content: content.value }) : content;
 }
 
 /** Every `*.yaml`, `*.yml` and `*.json` file in a folder, read as spec candidates. */

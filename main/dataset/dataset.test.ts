@@ -125,3 +125,32 @@ describe('filterSamples', () => {
     expect(filterSamples(samples, { reviewState: 'rejected' })).toEqual([]);
   });
 });
+
+describe('parseDataset refuses what JSON.parse would alter or a later stage crash on, with one line', () => {
+  const sample = (config: string): string => `[{"api": "a", "task": "t",\n  "config": ${config}}]`;
+  const message = (text: string): string => {
+    const result = parseDataset(text, 'd.json');
+    return result.ok ? 'parsed' : result.error.message;
+  };
+
+  it('a duplicate key, naming it and its line', () => {
+    expect(message(sample('{"url": "https://x/a", "method": "get",\n  "url": "https://x/b"}'))).toBe(
+      'd.json: duplicate key "url" at line 3, column 3 (first at line 2); keys must be unique (JSON.parse would silently keep only the last)',
+    );
+    expect(message(sample('{"url": "https://x/a", "method": "get", "headers": {"A": "1"}, "params": {"A": "1"}}'))).toBe('parsed');
+  });
+
+  it('a `__proto__` key, which zod and JavaScript objects would drop', () => {
+    expect(message(sample('{"url": "https://x/a", "method": "get", "headers": {"__proto__": "x"}}'))).toBe(
+      'd.json: the key "__proto__" at line 2, column 65 is not supported (JavaScript objects cannot keep it as data); rename or remove it',
+    );
+  });
+
+  it('nesting 100,000 levels deep', () => {
+    const n = 100_000;
+    expect(message(sample(`{"url": "https://x/a", "method": "get", "data": ${'{"a": '.repeat(n)}1${'}'.repeat(n)}}`))).toBe(
+      'd.json: nesting deeper than 128 levels at /0/config/data/a/a/a/…',
+    );
+    expect(message(`[${'['.repeat(n)}${']'.repeat(n)}]`)).toBe('d.json: nesting deeper than 128 levels at /0/0/0/0/0/0/…');
+  });
+});

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { fail, ok, type Result } from '../api/result.js';
 import { RequestConfigSchema, type RequestConfig, type Sample, type SourceNotes } from '../api/schemas.js';
+import { parseJsonStrictly } from './json.js';
 
 /** A sample as read from a file, before it has a home in the store. */
 export interface SampleDraft {
@@ -23,19 +23,6 @@ const FlatEntrySchema = z.object({
 });
 const PerApiEntrySchema = z.object({ task: z.string(), config: RequestConfigSchema });
 const PerApiFileSchema = z.object({ samples: z.array(z.unknown()) });
-
-/** Where and why JSON text is broken; jsonc-parser reports offsets, which JSON.parse in Node 20 often omits. */
-function describeJsonError(text: string): string {
-  const errors: ParseError[] = [];
-  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  if (!first) return 'invalid JSON';
-  const before = text.slice(0, first.offset);
-  const line = before.split('\n').length;
-  const column = first.offset - before.lastIndexOf('\n');
-  const reason = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return `invalid JSON at line ${line}, column ${column}: ${reason}`;
-}
 
 function describeIssue(where: string, error: z.ZodError): string {
   const issue = error.issues[0];
@@ -71,12 +58,9 @@ export function apiFromFilename(filename: string): string {
  * or a per-API file (`{"samples": [{task, config}]}`, the API named by the file).
  */
 export function parseDataset(text: string, filename: string): Result<SampleDraft[]> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return fail('bad_input', `${filename}: ${describeJsonError(text)}`);
-  }
+  const parsed = parseJsonStrictly(text, filename);
+  if (!parsed.ok) return parsed;
+  const value = parsed.value;
   if (Array.isArray(value)) {
     const entries = [];
     for (const [i, raw] of value.entries()) {

@@ -28,3 +28,4 @@ export {
 } from './match.js';
 export { validateValue, type ValueProblem } from './validate.js';
 export { followLocalRef, mergeAllOf, specDocument } from './build.js';
+export { MAX_NESTING, shortPath, valueProblem, type UnsafeValue } from './nesting.js';

@@ -132,3 +132,44 @@ describe('is this argument permitted here', () => {
     expect(isPermitted(spec, createLabel, 'path_params', 'shipment_id')).toBe(true);
   });
 });
+
+describe('loadSpec refuses what it would otherwise alter or crash on, with one line', () => {
+  const message = async (text: string, filename = 'spec.yaml'): Promise<string> => {
+    const result = await loadSpec(text, filename);
+    return result.ok ? 'loaded' : result.error.message;
+  };
+  const ops = (text: string): Promise<string[]> => load(text).then((s) => s.endpoints.map((e) => `${e.method} ${e.path} ${e.summary ?? ''}`));
+
+  it('a duplicate key, naming it and its line (the parser would keep only the last operation)', async () => {
+    const dup = minimal(`  /a:\n    get: {summary: first, responses: {'200': {description: ok}}}\n    get: {summary: second, responses: {'200': {description: ok}}}`);
+    expect(await message(dup)).toBe('spec.yaml: duplicate key "get" at line 7, column 5; keys must be unique (a parser would silently keep only the last)');
+    const json = '{"openapi": "3.0.3", "info": {"title": "t", "version": "1"},\n "paths": {"/a": {}, "/b": {},\n  "/a": {}}}';
+    expect(await message(json, 'spec.json')).toBe('spec.json: duplicate key "/a" at line 3, column 3; keys must be unique (a parser would silently keep only the last)');
+    // The same key in different objects is fine.
+    expect(await ops(minimal(`  /a:\n    get: {summary: a, responses: {'200': {description: ok}}}\n  /b:\n    get: {summary: b, responses: {'200': {description: ok}}}`))).toEqual(['get /a a', 'get /b b']);
+  });
+
+  it('a YAML alias bomb', async () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (const [i, name] of [...'bcdefgh'].entries()) levels.push(`${name}: &${name} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`);
+    expect(await message(`${minimal('  {}')}x-bomb:\n${levels.map((l) => `  ${l}`).join('\n')}\n`)).toBe(
+      'spec.yaml: YAML aliases expand to more than 1000 references (an alias bomb?); refusing to expand them',
+    );
+  });
+
+  it('nesting 100,000 levels deep, in JSON, YAML flow and YAML block style', async () => {
+    const n = 100_000;
+    expect(await message(`{"openapi": "3.0.3", "paths": {}, "x": ${'['.repeat(n)}${']'.repeat(n)}}`, 'spec.json')).toBe('spec.json: nesting deeper than 128 levels at line 1, column 168');
+    expect(await message(`${minimal('  {}')}x-deep: ${'{a: '.repeat(n)}1${'}'.repeat(n)}\n`)).toMatch(/^spec\.yaml: nesting deeper than 128 levels at line 7, column \d+$/);
+    expect(await message(`${minimal('  {}')}x-deep:\n  ${'- '.repeat(n)}x\n`)).toMatch(/^spec\.yaml: nesting deeper than 128 levels at line 8, column \d+$/);
+    // Aliases can build what the text does not nest: caught on the composed value.
+    const anchored = `${minimal('  {}')}x-a: &deep ${'['.repeat(100)}${']'.repeat(100)}\nx-b: ${'['.repeat(100)}*deep${']'.repeat(100)}\n`;
+    expect(await message(anchored)).toMatch(/^spec\.yaml: nesting deeper than 128 levels at \/x-b\/0\/0\/0\/0\/0\/…$/);
+  });
+
+  it('a `__proto__` key, which JavaScript objects cannot keep as data', async () => {
+    expect(await message(minimal(`  /a:\n    get:\n      responses: {'200': {description: ok}}\n      __proto__: {summary: x}`))).toBe(
+      'spec.yaml: the key "__proto__" at /paths/~1a/get/__proto__ is not supported (JavaScript objects cannot keep it as data); rename or remove it',
+    );
+  });
+});

@@ -3,7 +3,7 @@ import { contract, type FileInput, type Method, type Output, type Parsed, type S
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
-import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
+import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
 import { prepareDataset } from './prepare.js';
 
@@ -67,12 +67,20 @@ export class WorkbenchService implements WorkbenchHandlers {
     return found;
   }
 
-  private async detail(sample: Sample): Promise<SampleDetail> {
-    const spec = await this.specFor(sample.datasetId, sample.api);
+  /**
+   * A sample with its revisions, read in one snapshot: an editor bases its next edit on the newest
+   * revision it sees (`baseRevision`), so the state it sees must be that revision's.
+   */
+  private async detail(of: Sample): Promise<SampleDetail> {
+    const spec = await this.specFor(of.datasetId, of.api);
+    const { sample, revisions } = this.store.snapshot(() => ({
+      sample: this.store.getSample(of.datasetId, of.id) ?? of,
+      revisions: this.store.listRevisions(of.datasetId, of.id),
+    }));
     const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
     return {
       sample,
-      revisions: this.store.listRevisions(sample.datasetId, sample.id),
+      revisions,
       endpoint: endpoint
         ? {
             method: endpoint.method,
@@ -81,12 +89,8 @@ export class WorkbenchService implements WorkbenchHandlers {
             ...(endpoint.operationId ? { operationId: endpoint.operationId } : {}),
           }
         : null,
-      canUndo: this.store.lastUndoable(sample.datasetId, sample.id) !== undefined,
+      canUndo: revisions.some((r) => !r.undone && r.before !== null),
     };
-  }
-
-  private async findingsOf(datasetId: number, sample: Pick<Sample, 'api' | 'config' | 'source'>): Promise<Finding[]> {
-    return checkSample(await this.specFor(datasetId, sample.api), sample);
   }
 
   async listDatasets(): Promise<Output<'listDatasets'>> {
@@ -98,9 +102,8 @@ export class WorkbenchService implements WorkbenchHandlers {
     const prepared = unwrap(
       await prepareDataset(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message })),
     );
-    const name = this.store.freeDatasetName(input.name ?? input.dataset.filename.replace(/\.json$/i, ''));
     const datasetId = this.store.createDataset({
-      name,
+      name: input.name ?? input.dataset.filename.replace(/\.json$/i, ''),
       source: input.dataset.filename,
       author: this.author,
       apis: [...prepared.specs.values()].map(({ api, file, spec }) => ({ api, spec: { filename: file.filename, title: spec.title, content: file.content } })),
@@ -119,9 +122,15 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async recheckDataset(input: Parsed<'recheckDataset'>): Promise<Output<'recheckDataset'>> {
     const dataset = this.dataset(input.datasetId);
-    const findings = new Map<string, Finding[]>();
-    for (const sample of this.store.listSamples(dataset.id)) findings.set(sample.id, await this.findingsOf(dataset.id, sample));
-    this.store.setFindings(dataset.id, findings);
+    const specs = new Map<string, ApiSpec>();
+    for (const [api, hash] of this.store.datasetApis(dataset.id)) specs.set(api, await this.spec(hash));
+    // Checked inside the write transaction, from the rows read there: an edit stored meanwhile
+    // keeps the findings of its own config.
+    this.store.transaction(() => {
+      const findings = new Map<string, Finding[]>();
+      for (const sample of this.store.listSamples(dataset.id)) findings.set(sample.id, checkSample(specs.get(sample.api), sample));
+      this.store.setFindings(dataset.id, findings);
+    });
     this.emit({ type: 'datasetsChanged' });
     return this.dataset(dataset.id);
   }
@@ -136,24 +145,32 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   async editSample(input: Parsed<'editSample'>): Promise<Output<'editSample'>> {
-    const current = this.sample(input.datasetId, input.sampleId);
-    const after: SampleState = {
-      task: input.task ?? current.task,
-      config: input.config ?? current.config,
-      reviewState: input.reviewState ?? (input.config || input.task ? 'fixed' : current.reviewState),
-    };
-    const findings = await this.findingsOf(input.datasetId, { ...current, config: after.config });
-    const edited = unwrap(this.store.editSample(input.datasetId, input.sampleId, after, findings, { author: this.author, reason: input.reason }));
+    const { api } = this.sample(input.datasetId, input.sampleId);
+    const spec = await this.specFor(input.datasetId, api);
+    // The new state is computed from the row as the write transaction reads it, never from a read
+    // made before: another process may have changed the sample in between.
+    const edited = this.store.editSample(
+      input.datasetId,
+      input.sampleId,
+      (current) => {
+        const after: SampleState = {
+          task: input.task ?? current.task,
+          config: input.config ?? current.config,
+          reviewState: input.reviewState ?? (input.config || input.task ? 'fixed' : current.reviewState),
+        };
+        return ok({ after, findings: checkSample(spec, { ...current, config: after.config }) });
+      },
+      { author: this.author, reason: input.reason, baseRevision: input.baseRevision },
+    );
+    const sample = unwrap(edited);
     this.emit({ type: 'datasetsChanged' });
-    return this.detail(edited);
+    return this.detail(sample);
   }
 
   async undoEdit(input: Parsed<'undoEdit'>): Promise<Output<'undoEdit'>> {
-    const current = this.sample(input.datasetId, input.sampleId);
-    const revision = this.store.lastUndoable(current.datasetId, current.id);
-    if (!revision?.before) throw new WapiiError('conflict', `sample ${current.id} has no edit to undo`);
-    const findings = await this.findingsOf(current.datasetId, { ...current, config: revision.before.config });
-    const restored = this.store.undoRevision(current.datasetId, revision, findings);
+    const { api, source } = this.sample(input.datasetId, input.sampleId);
+    const spec = await this.specFor(input.datasetId, api);
+    const restored = unwrap(this.store.undoLastEdit(input.datasetId, input.sampleId, (state) => checkSample(spec, { api, source, config: state.config })));
     this.emit({ type: 'datasetsChanged' });
     return this.detail(restored);
   }
@@ -182,6 +199,12 @@ function safeUsername(): string {
  * transport (IPC, HTTP, in-process) goes through.
  */
 export async function callMethod<M extends Method>(handlers: WorkbenchHandlers, method: M, input: unknown): Promise<Output<M>> {
+  // Before zod: its records drop a `__proto__` key without a word, and it recurses into nesting.
+  const unsafe = valueProblem(input);
+  if (unsafe) {
+    const where = shortPath(unsafe.path).slice(1).replace(/\//g, '.');
+    throw new WapiiError('bad_input', unsafe.kind === 'too deep' ? `${method}: ${where}: nesting deeper than ${MAX_NESTING} levels` : `${method}: ${where}: the key "__proto__" is not supported; rename or remove it`);
+  }
   const parsed = contract[method].input.safeParse(input ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,2 +1,2 @@
-export { Store, sha256, type EditMeta, type NewDataset, type NewRun, type RunSampleRecord, type RunSummary, type StoredRun, type NewSample, type SampleState, type StoredSpec } from './store.js';
+export { Store, sha256, type EditMeta, type NewDataset, type NewRun, type RunSampleRecord, type RunSummary, type StoredRun, type NewSample, type SampleChange, type SampleState, type StoredSpec, BUSY_TIMEOUT_MS } from './store.js';
 export { defaultDatabasePath, userDataDir } from './paths.js';

@@ -1,12 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../test/support/paths.js';
+import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
 import { MIGRATIONS } from './migrations.js';
-import { sha256, Store, type NewDataset } from './store.js';
+import { ok, type Result } from '../api/result.js';
+import { sha256, Store, type NewDataset, type SampleChange, type SampleState } from './store.js';
 
 const open = (file: string): Store => {
   const result = Store.open(file);
@@ -24,6 +25,13 @@ const dataset = (name: string): NewDataset => ({
     { id: 's2', api: 'demo', task: 'two', config: { url: 'https://d/b', method: 'post' }, source: { index: 1 }, findings: [{ rule: 'path', message: 'no endpoint' }] },
   ],
 });
+
+/** An edit to a fixed state, whatever the sample holds. */
+const to = (after: SampleState): SampleChange => () => ok({ after, findings: [] });
+const value = <T>(result: Result<T>): T => {
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+};
 
 let stores: Store[] = [];
 afterEach(() => {
@@ -71,9 +79,9 @@ describe('Store', () => {
   it('records every edit as a revision and undoes the last one', () => {
     const store = fresh();
     const id = store.createDataset(dataset('a'));
-    const edited = store.editSample(id, 's1', { task: 'one!', config: { url: 'https://d/a', method: 'get' }, reviewState: 'fixed' }, [], { author: 'ana', reason: 'typo' });
+    const edited = store.editSample(id, 's1', to({ task: 'one!', config: { url: 'https://d/a', method: 'get' }, reviewState: 'fixed' }), { author: 'ana', reason: 'typo' });
     expect(edited.ok && edited.value.task).toBe('one!');
-    store.editSample(id, 's1', { task: 'one!', config: { url: 'https://d/a', method: 'get' }, reviewState: 'accepted' }, [], { author: 'ben', reason: 'looks right' });
+    store.editSample(id, 's1', to({ task: 'one!', config: { url: 'https://d/a', method: 'get' }, reviewState: 'accepted' }), { author: 'ben', reason: 'looks right' });
     const revisions = store.listRevisions(id, 's1');
     expect(revisions.map((r) => [r.author, r.reason, r.before?.reviewState ?? null, r.after.reviewState])).toEqual([
       ['tester', 'imported from x.json', null, 'unreviewed'],
@@ -82,10 +90,11 @@ describe('Store', () => {
     ]);
     const last = store.lastUndoable(id, 's1');
     expect(last?.reason).toBe('looks right');
-    expect(store.undoRevision(id, last!, []).reviewState).toBe('fixed');
+    expect(value(store.undoLastEdit(id, 's1', () => [])).reviewState).toBe('fixed');
     expect(store.lastUndoable(id, 's1')?.reason).toBe('typo');
-    expect(store.undoRevision(id, store.lastUndoable(id, 's1')!, []).task).toBe('one');
+    expect(value(store.undoLastEdit(id, 's1', () => [])).task).toBe('one');
     expect(store.lastUndoable(id, 's1')).toBeUndefined(); // the import cannot be undone
+    expect(store.undoLastEdit(id, 's1', () => [])).toMatchObject({ ok: false, error: { code: 'conflict', message: 'sample s1 has no edit to undo' } });
   });
 
   it('rolls a failed import back whole', () => {
@@ -123,5 +132,102 @@ describe('Store.open from several processes at once', () => {
     if (!opened.ok) throw new Error(opened.error.message);
     expect(opened.value.integrityCheck()).toBe('ok');
     opened.value.close();
+  });
+});
+
+describe('Store writes beside other processes', () => {
+  /**
+   * A child process that takes the database's write lock (BEGIN IMMEDIATE), says so, holds it for
+   * `holdMs` and commits: another process's import or edit, caught mid-transaction.
+   */
+  function holdWriteLock(db: string, holdMs: number): Promise<{ done: Promise<void> }> {
+    const script = `import Database from 'better-sqlite3';
+      const db = new Database(${JSON.stringify(db)});
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare("UPDATE samples SET task = task || ' (held)' WHERE id = 's2'").run();
+      process.stdout.write('locked\\n');
+      setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${holdMs});`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const done = new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`lock holder exited ${code}`)))));
+    return new Promise((resolve, reject) => {
+      child.stdout.once('data', () => resolve({ done }));
+      child.once('error', reject);
+      done.catch(reject);
+    });
+  }
+
+  it('a transaction that reads, then writes, waits for another process to commit instead of failing "database is locked"', async () => {
+    const file = path.join(tempDir(), 'wapii.db');
+    const store = open(file);
+    stores.push(store);
+    const id = store.createDataset(dataset('a'));
+    const holder = await holdWriteLock(file, 1500);
+    // SQLite cannot wait where a read transaction must become a write transaction; only a
+    // transaction that takes the write lock first (BEGIN IMMEDIATE) waits its turn.
+    store.transaction(() => {
+      const samples = store.listSamples(id);
+      store.setFindings(id, new Map(samples.map((s) => [s.id, []])));
+    });
+    const edited = store.editSample(id, 's1', (s) => ok({ after: { task: `${s.task}!`, config: s.config, reviewState: 'fixed' }, findings: [] }), { author: 'ana', reason: 'r' });
+    expect(value(edited).task).toBe('one!');
+    await holder.done;
+    expect(store.listSamples(id).map((s) => [s.task, s.checkStatus])).toEqual([
+      ['one!', 'ok'],
+      ['two (held)', 'ok'],
+    ]);
+  });
+
+  it('computes an edit from the row the transaction reads and records that row as `before`', () => {
+    const file = path.join(tempDir(), 'wapii.db');
+    const [a, b] = [open(file), open(file)];
+    stores.push(a, b);
+    const id = a.createDataset(dataset('a'));
+    value(b.editSample(id, 's1', (s) => ok({ after: { ...s, task: 'changed by b' }, findings: [] }), { author: 'b', reason: 'r' }));
+    value(a.editSample(id, 's1', (s) => ok({ after: { task: s.task, config: s.config, reviewState: 'accepted' }, findings: [] }), { author: 'a', reason: 'r' }));
+    const revisions = a.listRevisions(id, 's1');
+    expect(revisions.map((r) => [r.author, r.before?.task ?? null, r.after.task, r.after.reviewState])).toEqual([
+      ['tester', null, 'one', 'unreviewed'],
+      ['b', 'one', 'changed by b', 'unreviewed'],
+      ['a', 'changed by b', 'changed by b', 'accepted'],
+    ]);
+  });
+
+  it('refuses an edit based on a revision someone else has moved past, and writes nothing', () => {
+    const file = path.join(tempDir(), 'wapii.db');
+    const [a, b] = [open(file), open(file)];
+    stores.push(a, b);
+    const id = a.createDataset(dataset('a'));
+    const base = a.listRevisions(id, 's1').at(-1)!.id;
+    const keep = (task: string): SampleChange => (s) => ok({ after: { task, config: s.config, reviewState: s.reviewState }, findings: [] });
+    value(b.editSample(id, 's1', keep('by b'), { author: 'ben', reason: 'r', baseRevision: base }));
+    const before = JSON.stringify([a.listSamples(id), a.listRevisions(id, 's1')]);
+    const stale = a.editSample(id, 's1', keep('by a'), { author: 'ana', reason: 'r', baseRevision: base });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(stale.ok ? '' : stale.error.message).toMatch(new RegExp(`^sample s1 was changed by someone else since revision ${base}: edited by ben at \\S+ \\(revision ${base + 2}\\); reload it and edit again$`));
+    expect(JSON.stringify([a.listSamples(id), a.listRevisions(id, 's1')])).toBe(before);
+    // An undo moves the sample back to an older revision: an edit based on the undone one is stale too.
+    value(a.undoLastEdit(id, 's1', () => []));
+    expect(a.editSample(id, 's1', keep('x'), { author: 'ana', reason: 'r', baseRevision: base + 2 })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(value(a.editSample(id, 's1', keep('x'), { author: 'ana', reason: 'r', baseRevision: base })).task).toBe('x');
+  });
+
+  it('allocates a dataset name inside the insert transaction: a taken name gets the next free one', () => {
+    const file = path.join(tempDir(), 'wapii.db');
+    const [a, b] = [open(file), open(file)];
+    stores.push(a, b);
+    const wanted = a.freeDatasetName('a');
+    b.createDataset(dataset('a')); // another process lands first
+    a.createDataset(dataset(wanted));
+    expect(a.listDatasets().map((d) => d.name)).toEqual(['a', 'a (2)']);
+  });
+
+  it('creates the database and its folder owner-only, the -wal and -shm files too', () => {
+    const dir = path.join(tempDir(), 'data', 'wapii-workbench');
+    const file = path.join(dir, 'wapii.db');
+    const store = open(file);
+    stores.push(store);
+    store.createDataset(dataset('a'));
+    const mode = (f: string): string => (fs.statSync(f).mode & 0o777).toString(8);
+    expect([dir, file, `${file}-wal`, `${file}-shm`].map(mode)).toEqual(['700', '600', '600', '600']);
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { fail, ok, type Result } from '../api/result.js';
+import { fail, ok, WapiiError, type Result } from '../api/result.js';
 import {
   RequestConfigSchema,
   type CheckStatus,
@@ -33,6 +33,7 @@ export interface NewSample {
 }
 
 export interface NewDataset {
+  /** The wanted name; when taken, the first free `name (2)`, `name (3)`, ... is used. */
   readonly name: string;
   readonly source: string;
   readonly apis: readonly { api: string; spec: Omit<StoredSpec, 'hash'> }[];
@@ -94,7 +95,19 @@ export interface SampleState {
 export interface EditMeta {
   readonly author: string;
   readonly reason: string;
+  /**
+   * The revision the edit was based on (the sample's newest revision that is not undone, as the
+   * editor saw it). When given and the sample has moved on since, the edit is refused as a
+   * conflict instead of overwriting what someone else changed.
+   */
+  readonly baseRevision?: number | undefined;
 }
+
+/**
+ * What an edit makes of the sample as it is: called inside the write transaction with the row
+ * read there, so no other process's change can slip in between the read and the write.
+ */
+export type SampleChange = (current: Sample) => Result<{ after: SampleState; findings: readonly Finding[] }>;
 
 interface SampleRow {
   dataset_id: number;
@@ -153,6 +166,18 @@ function toRevision(row: RevisionRow): Revision {
   };
 }
 
+/**
+ * How long a write waits for another process's write transaction (an import, a run storing its
+ * outputs) before giving up. Write transactions are short; an import of WAPIIBench holds the lock
+ * for well under a second, so this only runs out when something is stuck.
+ */
+export const BUSY_TIMEOUT_MS = 15_000;
+
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
+
 const statusOf = (findings: readonly Finding[]): CheckStatus => (findings.length > 0 ? 'flagged' : 'ok');
 
 /**
@@ -167,10 +192,23 @@ function whileBusy<T>(step: () => T): T {
     try {
       return step();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+      if (!isBusy(error) || Date.now() > deadline) throw error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     }
+  }
+}
+
+/**
+ * Creates the database's folder (0700) and file (0600) owner-only before SQLite opens it: SQLite
+ * would create the file 0644, and it gives the -wal and -shm files the mode of the database file.
+ * An existing file or folder keeps its mode.
+ */
+function createOwnerOnly(file: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
 
@@ -188,10 +226,10 @@ export class Store implements Disposable {
 
   static open(file: string): Result<Store> {
     try {
-      if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      if (file !== ':memory:' && file !== '') createOwnerOnly(file);
       const db = new Database(file);
       try {
-        db.pragma('busy_timeout = 5000');
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
         whileBusy(() => db.pragma('journal_mode = WAL'));
         db.pragma('foreign_keys = ON');
         const store = new Store(db);
@@ -240,9 +278,29 @@ export class Store implements Disposable {
     this.db.close();
   }
 
-  /** Runs a function in one transaction. */
+  /**
+   * Runs a function in one write transaction, begun IMMEDIATE: the write lock is taken before the
+   * first read, so a transaction that reads and then writes waits its turn (busy timeout) instead
+   * of failing with "database is locked" when another process wrote in between — SQLite cannot
+   * wait when a read transaction must become a write transaction.
+   */
   transaction<T>(fn: () => T): T {
-    return this.handle.transaction(fn)();
+    try {
+      return this.handle.transaction(fn).immediate();
+    } catch (error) {
+      if (isBusy(error)) {
+        throw new WapiiError('conflict', `the database is busy: another process has held its write lock for over ${BUSY_TIMEOUT_MS / 1000} s; try again`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Runs reads in one read transaction: they see one snapshot of the database, whatever other
+   * processes commit meanwhile (WAL), and take no write lock.
+   */
+  snapshot<T>(fn: () => T): T {
+    return this.handle.transaction(fn).deferred();
   }
 
   integrityCheck(): string {
@@ -279,11 +337,13 @@ export class Store implements Disposable {
     for (let i = 2; ; i++) if (!taken.get(`${name} (${i})`)) return `${name} (${i})`;
   }
 
+  /** Stores a dataset whole, under `input.name` or the first free name after it (chosen in the same transaction, so simultaneous imports of one name both land). */
   createDataset(input: NewDataset): number {
     const db = this.handle;
     return this.transaction(() => {
       const at = now();
-      const datasetId = Number(db.prepare('INSERT INTO datasets (name, source, created_at) VALUES (?, ?, ?)').run(input.name, input.source, at).lastInsertRowid);
+      const name = this.freeDatasetName(input.name);
+      const datasetId = Number(db.prepare('INSERT INTO datasets (name, source, created_at) VALUES (?, ?, ?)').run(name, input.source, at).lastInsertRowid);
       const addApi = db.prepare('INSERT INTO dataset_apis (dataset_id, api, spec_hash) VALUES (?, ?, ?)');
       for (const { api, spec } of input.apis) addApi.run(datasetId, api, this.putSpec(spec));
       const addSample = db.prepare(
@@ -350,11 +410,31 @@ export class Store implements Disposable {
       .run(state.task, JSON.stringify(state.config), state.reviewState, JSON.stringify(findings), statusOf(findings), now(), datasetId, sampleId);
   }
 
-  /** Applies an edit and records it as a revision, in one transaction. */
-  editSample(datasetId: number, sampleId: string, after: SampleState, findings: readonly Finding[], meta: EditMeta): Result<Sample> {
+  /** The sample's newest revision that is not undone: the one whose `after` is its current state. */
+  private currentRevision(datasetId: number, sampleId: string): RevisionRow | undefined {
+    return this.handle
+      .prepare('SELECT * FROM revisions WHERE dataset_id = ? AND sample_id = ? AND undone = 0 ORDER BY id DESC LIMIT 1')
+      .get(datasetId, sampleId) as RevisionRow | undefined;
+  }
+
+  /**
+   * Applies an edit and records it as a revision, in one write transaction: `change` sees the row
+   * as it is inside the transaction, and the revision's `before` is that row.
+   */
+  editSample(datasetId: number, sampleId: string, change: SampleChange, meta: EditMeta): Result<Sample> {
     return this.transaction(() => {
       const current = this.getSample(datasetId, sampleId);
       if (!current) return fail<Sample>('not_found', `sample ${sampleId} does not exist in dataset ${datasetId}`);
+      if (meta.baseRevision !== undefined) {
+        const head = this.currentRevision(datasetId, sampleId);
+        if (head && head.id !== meta.baseRevision) {
+          const what = head.id > meta.baseRevision ? `edited by ${head.author} at ${head.at} (revision ${head.id})` : `an edit was undone (now at revision ${head.id})`;
+          return fail<Sample>('conflict', `sample ${sampleId} was changed by someone else since revision ${meta.baseRevision}: ${what}; reload it and edit again`);
+        }
+      }
+      const changed = change(current);
+      if (!changed.ok) return changed;
+      const { after, findings } = changed.value;
       const before: SampleState = { task: current.task, config: current.config, reviewState: current.reviewState };
       this.handle
         .prepare('INSERT INTO revisions (dataset_id, sample_id, author, at, reason, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -371,13 +451,17 @@ export class Store implements Disposable {
       .find((r) => !r.undone && r.before !== null);
   }
 
-  /** Restores the state before `revision` and marks it undone, in one transaction. */
-  undoRevision(datasetId: number, revision: Revision, findings: readonly Finding[]): Sample {
+  /**
+   * Undoes the sample's latest edit: restores the state before it and marks it undone, choosing
+   * the edit inside the write transaction, so two undos at once undo two edits, not one twice.
+   */
+  undoLastEdit(datasetId: number, sampleId: string, findingsOf: (state: SampleState) => readonly Finding[]): Result<Sample> {
     return this.transaction(() => {
-      if (!revision.before) throw new Error('bug: the import revision cannot be undone');
+      const revision = this.lastUndoable(datasetId, sampleId);
+      if (!revision?.before) return fail<Sample>('conflict', `sample ${sampleId} has no edit to undo`);
       this.handle.prepare('UPDATE revisions SET undone = 1 WHERE id = ?').run(revision.id);
-      this.writeState(datasetId, revision.sampleId, revision.before, findings);
-      return this.getSample(datasetId, revision.sampleId) as Sample;
+      this.writeState(datasetId, sampleId, revision.before, findingsOf(revision.before));
+      return ok(this.getSample(datasetId, sampleId) as Sample);
     });
   }
 
