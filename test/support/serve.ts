@@ -1,33 +1,45 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './paths.js';
 
 export interface ServeProcess {
   readonly url: string;
   readonly openUrl: string;
+  readonly token: string;
   readonly child: ChildProcess;
+  /** Everything it printed on stdout and stderr so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
 /** Starts the real `wapii serve` in a child process and waits for the URL it prints. */
-export function startServe(args: readonly string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), ...args, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServe(args: readonly string[], options: { env?: NodeJS.ProcessEnv; serveArgs?: readonly string[] } = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), ...args, 'serve', '--port', '0', ...(options.serveArgs ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wapii serve printed no URL within 30 s:\n${output}`)), 30_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /at (http:\/\/\S+\/\?token=\S+)/.exec(output);
-      if (!match?.[1]) return;
+      const match = /at (http:\/\/\S+\/\?token=(\S+))/.exec(output);
+      if (!match?.[1] || !match[2]) return;
       clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
       const openUrl = match[1];
       resolve({
         url: openUrl.replace(/\/\?token=.*$/, ''),
         openUrl,
+        token: match[2],
         child,
+        output: () => output,
         stop: () =>
           new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
+            if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('exit', () => done());
             child.kill('SIGTERM');
           }),
@@ -40,4 +52,58 @@ export function startServe(args: readonly string[]): Promise<ServeProcess> {
       reject(new Error(`wapii serve exited with ${code}:\n${output}`));
     });
   });
+}
+
+export interface RawResponse {
+  /** 0 when the server closed the connection without a status line. */
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+}
+
+/**
+ * Sends bytes exactly as given over a fresh TCP connection (no client library to fix them up)
+ * and reads the first response; answers once the server closes or `idleMs` pass without data.
+ */
+export function rawRequest(url: string, request: string | Buffer, idleMs = 2000): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const head = end >= 0 ? text.slice(0, end) : text;
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1];
+      resolve({ status: status ? Number(status) : 0, head, body: end >= 0 ? text.slice(end + 4) : '' });
+    };
+    socket.setTimeout(idleMs, finish);
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      // One complete response with a declared length is enough; keep-alive would hold the socket open.
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end))?.[1];
+      if (end >= 0 && length !== undefined && Buffer.byteLength(text.slice(end + 4), 'latin1') >= Number(length)) finish();
+    });
+    socket.on('end', finish);
+    socket.on('close', finish);
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? reject(error) : finish()));
+    socket.write(request);
+  });
+}
+
+/** The server's resident memory in bytes, from /proc (Linux); undefined elsewhere. */
+export function residentBytes(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
