@@ -64,8 +64,11 @@ export interface RawResponse {
 /**
  * Sends bytes exactly as given over a fresh TCP connection (no client library to fix them up)
  * and reads the first response; answers once the server closes or `idleMs` pass without data.
+ * `halfCloseAfterMs`: when nothing came back by then, half-close the connection, so a request
+ * the server still waits on (truncated, or a body shorter than declared) ends at once.
  */
-export function rawRequest(url: string, request: string | Buffer, idleMs = 2000): Promise<RawResponse> {
+export function rawRequest(url: string, request: string | Buffer, options: { idleMs?: number; halfCloseAfterMs?: number } = {}): Promise<RawResponse> {
+  const idleMs = options.idleMs ?? 2000;
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: hostname, port: Number(port) });
@@ -94,6 +97,10 @@ export function rawRequest(url: string, request: string | Buffer, idleMs = 2000)
     socket.on('close', finish);
     socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? reject(error) : finish()));
     socket.write(request);
+    if (options.halfCloseAfterMs !== undefined) {
+      const timer = setTimeout(() => chunks.length === 0 && !done && socket.end(), options.halfCloseAfterMs);
+      socket.on('close', () => clearTimeout(timer));
+    }
   });
 }
 
