@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './paths.js';
@@ -113,4 +114,96 @@ export function residentBytes(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+export interface LoadReport {
+  readonly requests: number;
+  readonly connections: number;
+  /** Requests answered 200 with `ok: true`. */
+  readonly ok: number;
+  readonly failures: readonly string[];
+  readonly edits: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly wallMs: number;
+  /** The server's peak resident memory while loaded (sampled every 50 ms), when /proc has it. */
+  readonly peakRssBytes: number | undefined;
+}
+
+/**
+ * A bounded load on a running serve: `requests` API calls (a mix of listing, reading and
+ * editing samples of dataset 1) over at most `connections` keep-alive connections on loopback.
+ * It stops by itself once every request is answered.
+ */
+export async function loadServe(serve: ServeProcess, options: { connections: number; requests: number }): Promise<LoadReport> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const post = (method: string, input: unknown): Promise<{ status: number; text: string; ms: number }> =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify(input);
+      const started = performance.now();
+      const req = http.request(
+        `${serve.url}/api/${method}`,
+        { method: 'POST', agent, headers: { Authorization: `Bearer ${serve.token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), ms: performance.now() - started }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const samples = JSON.parse((await post('listSamples', { datasetId: 1 })).text) as { value: { id: string }[] };
+  const ids = samples.value.map((s) => s.id);
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let edits = 0;
+  let peak: number | undefined;
+  const sampler = setInterval(() => {
+    const rss = serve.child.pid === undefined ? undefined : residentBytes(serve.child.pid);
+    if (rss !== undefined) peak = Math.max(peak ?? 0, rss);
+  }, 50);
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < options.requests) {
+      const i = next++;
+      const sampleId = ids[i % ids.length]!;
+      const [method, input] = (
+        [
+          ['listDatasets', {}],
+          ['listSamples', { datasetId: 1 }],
+          ['getSample', { datasetId: 1, sampleId }],
+          ['editSample', { datasetId: 1, sampleId, reviewState: i % 2 ? 'accepted' : 'rejected', reason: `load ${i}` }],
+        ] as const
+      )[i % 4]!;
+      try {
+        const answer = await post(method, input);
+        latencies.push(answer.ms);
+        if (answer.status !== 200 || !answer.text.startsWith('{"ok":true')) failures.push(`${method}: ${answer.status} ${answer.text.slice(0, 200)}`);
+        else if (method === 'editSample') edits++;
+      } catch (error) {
+        failures.push(`${method}: ${String(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, worker));
+  const wallMs = performance.now() - started;
+  clearInterval(sampler);
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return {
+    requests: options.requests,
+    connections: options.connections,
+    ok: options.requests - failures.length,
+    failures,
+    edits,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
+    wallMs,
+    peakRssBytes: peak,
+  };
 }
