@@ -1,11 +1,14 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pipeline } from 'node:stream';
 import { METHODS, type Method, type WorkbenchEvent } from './contract.js';
 import { HTTP_STATUS, toErrorInfo } from './errors.js';
 import type { Envelope } from './constants.js';
+import { BodyReader, type BodyLimits } from './httpBody.js';
+import { cookieName, credentialOf, crossSiteReason, parseTarget, sameToken } from './httpGuard.js';
 import { WapiiError } from './result.js';
 
 export interface HttpTransportOptions {
@@ -17,6 +20,8 @@ export interface HttpTransportOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
+  /** Caps on buffered request bodies (default: DEFAULT_BODY_LIMITS). */
+  readonly bodyLimits?: BodyLimits;
   readonly log?: (message: string) => void;
 }
 
@@ -25,11 +30,14 @@ export interface HttpTransport extends AsyncDisposable {
   /** The URL to open: it hands the browser the access token once, which then lives in a cookie. */
   readonly openUrl: string;
   readonly token: string;
+  /** The name of the cookie that carries the token (per port, see cookieName). */
+  readonly cookie: string;
   close(): Promise<void>;
 }
 
-const MAX_BODY = 128 * 1024 * 1024;
-const COOKIE = 'wapii_token';
+/** A WAPIIBench import with its specs is about 2 MB; public specs reach 10–20 MB (JSON-encoded in the body). */
+export const DEFAULT_BODY_LIMITS: BodyLimits = { perRequest: 64 * 1024 * 1024, total: 128 * 1024 * 1024 };
+
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -40,46 +48,36 @@ const MIME: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-function sameToken(given: string | undefined, token: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/**
+ * On every response: no framing by other sites (clickjacking), no token-bearing URL in a Referer,
+ * no reading of these files by other origins' `<script>`/`<img>`, and the same content policy
+ * the renderer's page declares in its meta tag (a header can also forbid framing).
+ */
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+};
 
-function tokenOf(req: http.IncomingMessage): string | undefined {
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return auth.slice(7);
-  const cookie = req.headers.cookie?.split(';').map((c) => c.trim()).find((c) => c.startsWith(`${COOKIE}=`));
-  return cookie?.slice(COOKIE.length + 1);
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new WapiiError('bad_input', `request body is larger than ${MAX_BODY / 1024 / 1024} MB`));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function send(res: http.ServerResponse, status: number, body: string, type = 'application/json'): void {
-  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+function send(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS, ...headers });
   res.end(body);
+}
+
+function refuse(res: http.ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  send(res, status, JSON.stringify({ ok: false, error: { code, message } } satisfies Envelope<never>), headers);
 }
 
 /**
  * `wapii serve`: the service contract over HTTP on loopback. POST /api/<method> with a JSON body
  * answers an Envelope; GET /api/events streams events as server-sent events; everything else is
  * the renderer's static files. Every request needs the access token (bearer header or the cookie
- * set by opening `openUrl`), and the Host header must name this server (no DNS rebinding).
+ * set by opening `openUrl`), the Host header must name this server (no DNS rebinding), and a
+ * call must come from this server's own page or a non-browser client (httpGuard.crossSiteReason).
+ * Whatever goes wrong inside one request ends as that request's response, never the process.
  * Written on node:http because the surface is three routes; a framework would add more than it saves.
  */
 export async function startHttpTransport(options: HttpTransportOptions): Promise<HttpTransport> {
@@ -87,84 +85,96 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
   const host = options.host ?? '127.0.0.1';
   const staticRoot = path.resolve(options.staticDir);
   const log = options.log ?? (() => undefined);
+  const bodies = new BodyReader(options.bodyLimits ?? DEFAULT_BODY_LIMITS);
   const streams = new Set<http.ServerResponse>();
-  let allowedHosts: Set<string> = new Set();
+  let allowedHosts: ReadonlySet<string> = new Set();
+  let allowedOrigins: ReadonlySet<string> = new Set();
+  let cookie = cookieName(0);
 
-  const serveStatic = (res: http.ServerResponse, pathname: string): void => {
-    const target = path.resolve(staticRoot, '.' + decodeURIComponent(pathname));
-    const inside = target.startsWith(staticRoot + path.sep) || target === staticRoot;
-    const file = inside && fs.existsSync(target) && fs.statSync(target).isFile() ? target : path.join(staticRoot, 'index.html');
-    if (!fs.existsSync(file)) {
-      send(res, 503, 'The renderer is not built: run `npm run build` first.', 'text/plain; charset=utf-8');
+  const serveStatic = async (res: http.ServerResponse, pathname: string): Promise<void> => {
+    const target = path.resolve(staticRoot, '.' + pathname);
+    const inside = target.startsWith(staticRoot + path.sep);
+    const isFile = async (file: string): Promise<boolean> => (await fs.promises.stat(file).catch(() => undefined))?.isFile() ?? false;
+    const file = inside && (await isFile(target)) ? target : path.join(staticRoot, 'index.html');
+    if (!(await isFile(file))) {
+      send(res, 503, 'The renderer is not built: run `npm run build` first.', { 'Content-Type': 'text/plain; charset=utf-8' });
       return;
     }
-    res.writeHead(200, {
-      'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
-      'Cache-Control': 'no-cache',
-      'X-Content-Type-Options': 'nosniff',
+    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ...SECURITY_HEADERS });
+    // A read error mid-file can only cut this response short.
+    pipeline(fs.createReadStream(file), res, (error) => {
+      if (error && !res.destroyed) res.destroy();
     });
-    fs.createReadStream(file).pipe(res);
+  };
+
+  const callApi = async (req: http.IncomingMessage, res: http.ServerResponse, method: Method): Promise<void> => {
+    const body = await bodies.read(req);
+    if (!body.ok) {
+      if (!res.destroyed) refuse(res, body.refusal.status, body.refusal.status === 503 ? 'busy' : 'bad_input', body.refusal.message, body.refusal.status === 503 ? { 'Retry-After': '1' } : {});
+      return;
+    }
+    try {
+      let input: unknown;
+      try {
+        input = body.text ? JSON.parse(body.text) : {};
+      } catch {
+        throw new WapiiError('bad_input', 'request body is not valid JSON');
+      }
+      const value = await options.call(method, input);
+      send(res, 200, JSON.stringify({ ok: true, value } satisfies Envelope<unknown>));
+    } catch (error) {
+      const info = toErrorInfo(error, log);
+      refuse(res, HTTP_STATUS[info.code], info.code, info.message);
+    }
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const parsed = parseTarget(req.url);
+    if (!parsed.ok) return refuse(res, 400, 'bad_input', parsed.message);
+    if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'unauthorized', 'unexpected Host header');
+    const { pathname, query } = parsed.target;
+    if (req.method === 'GET' && pathname === '/' && sameToken(query.get('token') ?? undefined, token)) {
+      res.writeHead(303, { 'Set-Cookie': `${cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`, Location: '/', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+      res.end();
+      return;
+    }
+    const credential = credentialOf(req, cookie);
+    if (!credential || !sameToken(credential.value, token)) {
+      return refuse(res, 401, 'unauthorized', 'missing or wrong access token: open the URL that `wapii serve` printed');
+    }
+    if (pathname === '/api/events' && req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS });
+      res.write(': connected\n\n');
+      streams.add(res);
+      res.on('close', () => streams.delete(res));
+      return;
+    }
+    const api = /^\/api\/([A-Za-z]+)$/.exec(pathname);
+    if (api) {
+      const method = api[1] as Method;
+      if (req.method !== 'POST' || !METHODS.includes(method)) return refuse(res, 404, 'not_found', `no API method ${req.method} ${pathname}`);
+      const crossSite = crossSiteReason(req, credential.via, allowedOrigins);
+      if (crossSite) return refuse(res, crossSite.includes('Content-Type') ? 415 : 403, crossSite.includes('Content-Type') ? 'bad_input' : 'unauthorized', crossSite);
+      return callApi(req, res, method);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'not_found', 'method not allowed', { Allow: 'GET, HEAD' });
+    return serveStatic(res, pathname);
   };
 
   const server = http.createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      if (!allowedHosts.has(req.headers.host ?? '')) {
-        send(res, 403, JSON.stringify({ ok: false, error: { code: 'unauthorized', message: 'unexpected Host header' } }));
-        return;
-      }
-      const queryToken = url.searchParams.get('token') ?? undefined;
-      if (req.method === 'GET' && url.pathname === '/' && sameToken(queryToken, token)) {
-        res.writeHead(303, { 'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`, Location: '/' });
-        res.end();
-        return;
-      }
-      if (!sameToken(tokenOf(req), token)) {
-        const envelope: Envelope<never> = { ok: false, error: { code: 'unauthorized', message: 'missing or wrong access token: open the URL that `wapii serve` printed' } };
-        send(res, 401, JSON.stringify(envelope));
-        return;
-      }
-      if (url.pathname === '/api/events' && req.method === 'GET') {
-        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
-        res.write(': connected\n\n');
-        streams.add(res);
-        req.on('close', () => streams.delete(res));
-        return;
-      }
-      const api = /^\/api\/([A-Za-z]+)$/.exec(url.pathname);
-      if (api) {
-        const method = api[1] as Method;
-        if (req.method !== 'POST' || !METHODS.includes(method)) {
-          send(res, 404, JSON.stringify({ ok: false, error: { code: 'not_found', message: `no API method ${req.method} ${url.pathname}` } }));
-          return;
-        }
-        try {
-          const text = await readBody(req);
-          let input: unknown;
-          try {
-            input = text ? JSON.parse(text) : {};
-          } catch {
-            throw new WapiiError('bad_input', 'request body is not valid JSON');
-          }
-          const value = await options.call(method, input);
-          send(res, 200, JSON.stringify({ ok: true, value } satisfies Envelope<unknown>));
-        } catch (error) {
-          const info = toErrorInfo(error, log);
-          send(res, HTTP_STATUS[info.code], JSON.stringify({ ok: false, error: info } satisfies Envelope<never>));
-        }
-        return;
-      }
-      if (req.method !== 'GET') {
-        send(res, 405, JSON.stringify({ ok: false, error: { code: 'not_found', message: 'method not allowed' } }));
-        return;
-      }
-      serveStatic(res, url.pathname);
-    })();
+    // A client that goes away mid-request must not leave an 'error' event nobody listens to.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    handle(req, res).catch((error: unknown) => {
+      log(`serve: ${req.method ?? '?'} request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (res.headersSent || res.destroyed) res.destroy();
+      else refuse(res, 500, 'internal', 'internal error while answering this request (details are in the server log)');
+    });
   });
 
   const unsubscribe = options.subscribe((event) => {
     const line = `data: ${JSON.stringify(event)}\n\n`;
-    for (const stream of streams) stream.write(line);
+    for (const stream of streams) if (!stream.destroyed) stream.write(line);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -173,9 +183,12 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
     );
     server.listen(options.port ?? 0, host, resolve);
   });
+  server.on('error', (error) => log(`serve: ${error.message}`));
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   allowedHosts = new Set([`${shownHost}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+  allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
+  cookie = cookieName(port);
   const base = `http://${shownHost}:${port}`;
 
   const close = async (): Promise<void> => {
@@ -185,6 +198,5 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { url: base, openUrl: `${base}/?token=${token}`, token, close, [Symbol.asyncDispose]: close };
+  return { url: base, openUrl: `${base}/?token=${token}`, token, cookie, close, [Symbol.asyncDispose]: close };
 }
-

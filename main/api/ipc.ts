@@ -4,7 +4,7 @@ import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, type Envelope } from './constant
 
 /** The slice of Electron's ipcMain this transport needs; typed structurally so only main/app imports electron. */
 export interface IpcMainLike {
-  handle(channel: string, listener: (event: { senderFrame: { url: string } | null }, input: unknown) => Promise<unknown>): void;
+  handle(channel: string, listener: (event: { senderFrame: { url: string; parent?: unknown } | null }, input: unknown) => Promise<unknown>): void;
   removeHandler(channel: string): void;
 }
 export interface EventTarget {
@@ -27,8 +27,10 @@ export interface IpcTransportOptions {
 export function registerIpcTransport(options: IpcTransportOptions): () => void {
   for (const method of METHODS) {
     options.ipcMain.handle(IPC_CHANNEL_PREFIX + method, async (event, input): Promise<Envelope<unknown>> => {
-      const sender = event.senderFrame?.url ?? '';
-      if (!options.isTrustedSender(sender)) return { ok: false, error: { code: 'unauthorized', message: 'call from an untrusted frame' } };
+      // Electron's checklist: the app's own page, in its top frame (never an embedded frame).
+      const frame = event.senderFrame;
+      const topFrame = frame !== null && (frame.parent === null || frame.parent === undefined);
+      if (!topFrame || !options.isTrustedSender(frame.url)) return { ok: false, error: { code: 'unauthorized', message: 'call from an untrusted frame' } };
       try {
         return { ok: true, value: await options.call(method, input) };
       } catch (error) {

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { app, BrowserWindow, ipcMain, shell } from 'electron';
+import { app, BrowserWindow, ipcMain } from 'electron';
 import { registerIpcTransport } from '../api/ipc.js';
 import { callMethod, openWorkbench, readDemo } from '../service/index.js';
+import { hardenElectron, trustedPage } from './security.js';
 
 /**
  * The Electron shell: one window on the renderer, the service over IPC. The only module that
@@ -10,9 +11,8 @@ import { callMethod, openWorkbench, readDemo } from '../service/index.js';
 const rendererUrl = process.env['ELECTRON_RENDERER_URL'];
 const rendererFile = path.join(import.meta.dirname, '../renderer/index.html');
 
-function isTrusted(url: string): boolean {
-  return rendererUrl ? url.startsWith(rendererUrl) : url.startsWith('file://') && decodeURIComponent(new URL(url).pathname).endsWith('/renderer/index.html');
-}
+const isTrusted = trustedPage(rendererUrl, rendererFile);
+hardenElectron(isTrusted);
 
 async function main(): Promise<void> {
   await app.whenReady();
@@ -40,14 +40,10 @@ async function main(): Promise<void> {
         contextIsolation: true,
         sandbox: true,
         nodeIntegration: false,
+        webSecurity: true,
+        webviewTag: false,
+        allowRunningInsecureContent: false,
       },
-    });
-    win.webContents.setWindowOpenHandler(({ url }) => {
-      if (url.startsWith('https://')) void shell.openExternal(url);
-      return { action: 'deny' };
-    });
-    win.webContents.on('will-navigate', (event, url) => {
-      if (!isTrusted(url)) event.preventDefault();
     });
     if (rendererUrl) void win.loadURL(rendererUrl);
     else void win.loadFile(rendererFile);

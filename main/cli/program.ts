@@ -5,7 +5,8 @@ import { startHttpTransport } from '../api/http.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import { REVIEW_STATES, type DatasetSummary, type Finding, type Sample } from '../api/schemas.js';
 import { toErrorInfo } from '../api/errors.js';
-import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type Workbench } from '../service/index.js';
+import { callMethod, localClient, openWorkbench, prepareDataset, prepareInWorker, readDemo, stopImportWorker, type Workbench } from '../service/index.js';
+import { hostWarning, resolveServeToken, TOKEN_ENV } from './serveAccess.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
@@ -162,12 +163,17 @@ export function buildProgram(io: CliIo): Command {
     .description('serve the workbench UI and API on loopback, for a browser (headless GPU boxes, tests)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '0')
-    .option('--token <token>', 'access token (default: random)')
+    .option('--token <token>', `access token (default: $${TOKEN_ENV}, else random; visible in the process list, prefer --token-file)`)
+    .option('--token-file <file>', 'read the access token from the first line of this file')
     .option('--no-demo', 'do not import the demo dataset into an empty database')
-    .action(async (opts: { host: string; port: string; token?: string; demo: boolean }) => {
+    .action(async (opts: { host: string; port: string; token?: string; tokenFile?: string; demo: boolean }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WapiiError('bad_input', `--port must be a number from 0 to 65535, not "${opts.port}"`);
-      const wb = open();
+      const token = resolveServeToken(opts, process.env, (m) => io.stderr(m + '\n'));
+      const warning = hostWarning(opts.host);
+      if (warning) io.stderr(warning + '\n');
+      // Imports parse and check on a worker thread, so the server keeps answering meanwhile.
+      const wb = (workbench ??= openWorkbench({ db: program.opts<{ db?: string }>().db, prepare: prepareInWorker }));
       if (opts.demo) unwrap(await wb.service.seedIfEmpty(readDemo(APP_ROOT)));
       const transport = await startHttpTransport({
         call: (method, input) => callMethod(wb.service, method, input),
@@ -175,12 +181,13 @@ export function buildProgram(io: CliIo): Command {
         staticDir: path.join(APP_ROOT, 'out', 'renderer'),
         host: opts.host,
         port,
-        ...(opts.token ? { token: opts.token } : {}),
+        ...(token ? { token } : {}),
         log: (m) => io.stderr(m + '\n'),
       });
       io.stdout(`WAPII Workbench serving ${wb.dbPath} at ${transport.openUrl}\n`);
       await (io.untilStopped?.() ?? new Promise<void>(() => undefined));
       await transport.close();
+      await stopImportWorker();
     });
 
   registerScoringCommands(program, io);

@@ -6,11 +6,14 @@ import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset
 import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
 import { prepareDataset } from './prepare.js';
+import type { PrepareImport } from './prepareInWorker.js';
 
 export interface ServiceOptions {
   readonly store: Store;
   /** Recorded on every revision. */
   readonly author?: string;
+  /** How an import's files are parsed and checked (default: prepareDataset, in this thread). */
+  readonly prepare?: PrepareImport;
 }
 
 type Listener = (event: WorkbenchEvent) => void;
@@ -19,12 +22,14 @@ type Listener = (event: WorkbenchEvent) => void;
 export class WorkbenchService implements WorkbenchHandlers {
   private readonly store: Store;
   private readonly author: string;
+  private readonly prepare: PrepareImport;
   private readonly specs = new Map<string, Promise<Result<ApiSpec>>>();
   private readonly listeners = new Set<Listener>();
 
   constructor(options: ServiceOptions) {
     this.store = options.store;
     this.author = options.author ?? safeUsername();
+    this.prepare = options.prepare ?? prepareDataset;
   }
 
   /** Subscribes to events (progress, data changes); returns the unsubscribe function. */
@@ -100,7 +105,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   async importDataset(input: Parsed<'importDataset'>): Promise<Output<'importDataset'>> {
     const task = `import ${input.dataset.filename}`;
     const prepared = unwrap(
-      await prepareDataset(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message })),
+      await this.prepare(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message })),
     );
     const datasetId = this.store.createDataset({
       name: input.name ?? input.dataset.filename.replace(/\.json$/i, ''),

@@ -1,0 +1,19 @@
+// prepareDataset on its own thread, for prepareInWorker. Jobs {id, dataset, specs} in; for each,
+// {id, type: 'progress', ...} messages, then one {id, type: 'done', result} out.
+import { parentPort } from 'node:worker_threads';
+import type { FileInput } from '../api/contract.js';
+import type { Result } from '../api/result.js';
+import { prepareDataset } from './prepare.js';
+import type { ImportPlan } from './prepareInWorker.js';
+
+parentPort?.on('message', (job: { id: number; dataset: FileInput; specs: FileInput[] }) => {
+  void (async () => {
+    const progress = (done: number, total: number, message: string): void => parentPort?.postMessage({ id: job.id, type: 'progress', done, total, message });
+    const prepared = await prepareDataset(job.dataset, job.specs, progress);
+    // A parsed spec holds more than a message can carry; the import needs only its title.
+    const result: Result<ImportPlan> = prepared.ok
+      ? { ok: true, value: { samples: prepared.value.samples, specs: new Map([...prepared.value.specs].map(([api, s]) => [api, { api, file: s.file, spec: { title: s.spec.title } }])) } }
+      : prepared;
+    parentPort?.postMessage({ id: job.id, type: 'done', result });
+  })();
+});
