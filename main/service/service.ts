@@ -5,6 +5,7 @@ import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
 import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
+import { EvaluationService, type EvaluationHandlers } from './evaluation.js';
 import { prepareDataset } from './prepare.js';
 
 export interface ServiceOptions {
@@ -22,10 +23,34 @@ export class WorkbenchService implements WorkbenchHandlers {
   private readonly specs = new Map<string, Promise<Result<ApiSpec>>>();
   private readonly listeners = new Set<Listener>();
 
+  /** Models, runs and results (main/service/evaluation.ts); the methods below delegate to it. */
+  readonly evaluation: EvaluationHandlers;
+
   constructor(options: ServiceOptions) {
     this.store = options.store;
     this.author = options.author ?? safeUsername();
+    this.evaluation = new EvaluationService();
   }
+
+  listModels = (i: Parsed<'listModels'>): Promise<Output<'listModels'>> => this.evaluation.listModels(i);
+  addModel = (i: Parsed<'addModel'>): Promise<Output<'addModel'>> => this.evaluation.addModel(i);
+  scanModels = (i: Parsed<'scanModels'>): Promise<Output<'scanModels'>> => this.evaluation.scanModels(i);
+  removeModel = (i: Parsed<'removeModel'>): Promise<Output<'removeModel'>> => this.evaluation.removeModel(i);
+  downloadModel = (i: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.evaluation.downloadModel(i);
+  cancelDownload = (i: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.evaluation.cancelDownload(i);
+  listDownloads = (i: Parsed<'listDownloads'>): Promise<Output<'listDownloads'>> => this.evaluation.listDownloads(i);
+  previewRun = (i: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => this.evaluation.previewRun(i);
+  startRun = (i: Parsed<'startRun'>): Promise<Output<'startRun'>> => this.evaluation.startRun(i);
+  cancelRun = (i: Parsed<'cancelRun'>): Promise<Output<'cancelRun'>> => this.evaluation.cancelRun(i);
+  resumeRun = (i: Parsed<'resumeRun'>): Promise<Output<'resumeRun'>> => this.evaluation.resumeRun(i);
+  listRuns = (i: Parsed<'listRuns'>): Promise<Output<'listRuns'>> => this.evaluation.listRuns(i);
+  getRun = (i: Parsed<'getRun'>): Promise<Output<'getRun'>> => this.evaluation.getRun(i);
+  deleteRun = (i: Parsed<'deleteRun'>): Promise<Output<'deleteRun'>> => this.evaluation.deleteRun(i);
+  listRunSamples = (i: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.evaluation.listRunSamples(i);
+  getRunSample = (i: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.evaluation.getRunSample(i);
+  compareRuns = (i: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.evaluation.compareRuns(i);
+  overrideVerdict = (i: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.evaluation.overrideVerdict(i);
+  exportRun = (i: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.evaluation.exportRun(i);
 
   /** Subscribes to events (progress, data changes); returns the unsubscribe function. */
   onEvent(listener: Listener): () => void {
