@@ -28,12 +28,12 @@ export function leafDiffs(expected: unknown, actual: unknown): LeafDiff[] {
       return;
     }
     if (typeof delta !== 'object' || delta === null) return;
-    const record = delta as Record<string, Delta>;
+    const record = delta as Record<string, unknown>;
     const inArray = record['_t'] === 'a';
     for (const [key, child] of Object.entries(record)) {
       if (key === '_t') continue;
       const index = inArray && key.startsWith('_') ? key.slice(1) : key;
-      walk(child, join(path, index, inArray));
+      walk(child as Delta, join(path, index, inArray));
     }
   };
   walk(diff(expected, actual), '');
