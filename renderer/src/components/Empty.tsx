@@ -18,3 +18,15 @@ export function Loading({ what }: { what: string }): React.JSX.Element {
     </p>
   );
 }
+
+/** A list that could not load: the banner above says why; this offers to try again. */
+export function Failed({ what, retry }: { what: string; retry: () => void }): React.JSX.Element {
+  return (
+    <div className="empty-state">
+      <p className="empty-title">Could not load {what}.</p>
+      <button className="secondary" onClick={retry}>
+        Try again
+      </button>
+    </div>
+  );
+}

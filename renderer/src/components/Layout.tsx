@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { NavLink, Outlet, useNavigate } from 'react-router';
+import { useEffect, useState } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useNotices } from '../notices.js';
 import { useShortcuts, useShortcutRegistry } from './shortcuts.js';
 
@@ -13,6 +13,9 @@ export interface NavItem {
 export function Layout({ items }: { items: readonly NavItem[] }): React.JSX.Element {
   const navigate = useNavigate();
   const [help, setHelp] = useState(false);
+  const { pathname } = useLocation();
+  // An error belongs to the page it happened on.
+  useEffect(() => useNotices.getState().dismissError(), [pathname]);
   useShortcuts('Anywhere', [
     ...items.map((item) => ({ keys: `g ${item.key}`, description: `go to ${item.label}`, run: () => void navigate(item.to) })),
     { keys: '?', description: 'show or hide these shortcuts', run: () => setHelp((h) => !h) },
@@ -22,7 +25,7 @@ export function Layout({ items }: { items: readonly NavItem[] }): React.JSX.Elem
       <nav className="topbar" aria-label="Pages">
         <h1>WAPII Workbench</h1>
         {items.map((item) => (
-          <NavLink key={item.to} to={item.to} className={({ isActive }) => (isActive ? 'nav active' : 'nav')} title={`g ${item.key}`}>
+          <NavLink key={item.to} to={item.to} end={item.to === '/runs'} className={({ isActive }) => (isActive ? 'nav active' : 'nav')} title={`g ${item.key}`}>
             {item.label}
           </NavLink>
         ))}

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import type { CompareResult, RunSampleDetail, RunSummary } from '../../api.js';
 import { LOCATION_LABELS } from '../../api.js';
 import { getClient } from '../../client.js';
-import { Empty, Loading } from '../../components/Empty.js';
+import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { step, useShortcuts } from '../../components/shortcuts.js';
 import { Verdict } from '../../components/Verdict.js';
 import { json, percent, signedPoints } from '../../format.js';
@@ -20,6 +20,7 @@ export function ComparePage(): React.JSX.Element {
   const [search, setSearch] = useSearchParams();
   const runs = useRuns((s) => s.runs);
   const loaded = useRuns((s) => s.loaded);
+  const failed = useRuns((s) => s.failed);
   const baselineId = Number(search.get('baseline')) || undefined;
   const runIds = (search.get('runs') ?? '').split(',').map(Number).filter((n) => n > 0 && n !== baselineId);
   const changedOnly = search.get('changed') === '1';
@@ -53,7 +54,8 @@ export function ComparePage(): React.JSX.Element {
     { keys: 'Escape', description: 'close the sample', run: () => setIndex(undefined) },
   ]);
 
-  if (!loaded) return <main className="page scroll"><Loading what="runs" /></main>;
+  if (!loaded)
+    return <main className="page scroll">{failed ? <Failed what="the runs" retry={() => void useRuns.getState().load()} /> : <Loading what="runs" />}</main>;
   const finished = runs.filter((r) => r.done > 0);
   if (finished.length < 2)
     return (

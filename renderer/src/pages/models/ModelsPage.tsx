@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import type { Download, Model } from '../../api.js';
 import { getClient } from '../../client.js';
-import { Empty, Loading } from '../../components/Empty.js';
+import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { bytes, when } from '../../format.js';
 import { attempt } from '../../notices.js';
 
@@ -15,10 +15,12 @@ export function ModelsPage(): React.JSX.Element {
   const [source, setSource] = useState('');
   const [busy, setBusy] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
+  const [failed, setFailed] = useState(false);
 
   const load = useCallback(async () => {
     const [m, d] = await Promise.all([attempt(() => client.listModels({})), attempt(() => client.listDownloads({}))]);
     if (m) setModels(m);
+    setFailed(!m);
     if (d) setDownloads(d);
   }, [client]);
   useEffect(() => {
@@ -104,7 +106,7 @@ export function ModelsPage(): React.JSX.Element {
       {note && <p className="note">{note}</p>}
       {downloads.length > 0 && <Downloads downloads={downloads} onChange={load} />}
       {!models ? (
-        <Loading what="models" />
+        failed ? <Failed what="the models" retry={() => void load()} /> : <Loading what="models" />
       ) : models.length === 0 ? (
         <Empty title="The library is empty." testId="models-empty">
           Add a GGUF file by its path, scan the models folder, or download one above. For a quick test, <code>npx wapii make-test-model --vocab qwen2 --out /tmp/tiny.gguf</code> writes a tiny random-weight model.

@@ -43,7 +43,7 @@ export function NewRunPage(): React.JSX.Element {
   const [maxTokens, setMaxTokens] = useState('250');
   const [parallel, setParallel] = useState('1');
   const [contextSize, setContextSize] = useState('1024');
-  const [estimate, setEstimate] = useState<{ text: string; ok: boolean } | undefined>();
+  const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
   const [queuing, setQueuing] = useState(false);
 
   useEffect(() => {
@@ -96,13 +96,13 @@ export function NewRunPage(): React.JSX.Element {
   const cells = GRID.filter((g) => grid.includes(cell(g)));
   // The estimate follows the form, a moment after the last change.
   useEffect(() => {
-    if (typeof input === 'string') return setEstimate({ text: `To queue: ${input}.`, ok: false });
+    if (typeof input === 'string') return setEstimate({ text: `To queue: ${input}.`, state: 'hint' });
     const first = cells[0];
     if (!first) return;
     const t = setTimeout(() => {
       client.previewRun(input(first)).then(
-        (p) => setEstimate({ ok: true, text: `${p.samples} samples${p.outputs !== p.samples ? ` (${p.outputs} outputs)` : ''} × ${cells.length} run${cells.length === 1 ? '' : 's'} — ${p.estimate}` }),
-        (e: unknown) => setEstimate({ ok: false, text: messageOf(e) }),
+        (p) => setEstimate({ state: 'ok', text: `${p.samples} samples${p.outputs !== p.samples ? ` (${p.outputs} outputs)` : ''} × ${cells.length} run${cells.length === 1 ? '' : 's'} — ${p.estimate}` }),
+        (e: unknown) => setEstimate({ state: 'error', text: messageOf(e) }),
       );
     }, 250);
     return () => clearTimeout(t);
@@ -289,11 +289,11 @@ export function NewRunPage(): React.JSX.Element {
           </div>
         </fieldset>
 
-        <p className={estimate?.ok ? 'estimate' : 'estimate error-inline'} data-testid="run-estimate">
+        <p className={`estimate ${estimate?.state ?? 'hint'}`} data-testid="run-estimate">
           {estimate?.text ?? '…'}
         </p>
         <div className="row">
-          <button type="submit" disabled={typeof input === 'string' || queuing || estimate?.ok === false}>
+          <button type="submit" disabled={typeof input === 'string' || queuing || estimate?.state === 'error'}>
             {queuing ? 'Queuing…' : `Queue ${cells.length} run${cells.length === 1 ? '' : 's'}`}
           </button>
           <Link to="/runs" className="muted">

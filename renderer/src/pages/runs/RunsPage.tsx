@@ -2,7 +2,7 @@ import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, use
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { RunSummary } from '../../api.js';
-import { Empty, Loading } from '../../components/Empty.js';
+import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { step, useShortcuts } from '../../components/shortcuts.js';
 import { percent, when } from '../../format.js';
 import { RunProgress } from './RunProgress.js';
@@ -14,6 +14,7 @@ const column = createColumnHelper<RunSummary>();
 export function RunsPage(): React.JSX.Element {
   const runs = useRuns((s) => s.runs);
   const loaded = useRuns((s) => s.loaded);
+  const failed = useRuns((s) => s.failed);
   const load = useRuns((s) => s.load);
   const navigate = useNavigate();
   const [sorting, setSorting] = useState<SortingState>([{ id: 'id', desc: true }]);
@@ -88,7 +89,7 @@ export function RunsPage(): React.JSX.Element {
         </button>
       </div>
       {!loaded ? (
-        <Loading what="runs" />
+        failed ? <Failed what="the runs" retry={() => void load()} /> : <Loading what="runs" />
       ) : runs.length === 0 ? (
         <Empty title="No runs yet." testId="runs-empty">
           Add a model on the <Link to="/models">Models</Link> page (or use a remote endpoint), then queue runs from <Link to="/runs/new">New run</Link>.

@@ -7,6 +7,8 @@ import { attempt } from '../../notices.js';
 export interface RunsState {
   runs: RunSummary[];
   loaded: boolean;
+  /** The last load failed (the banner says why). */
+  failed: boolean;
   progress: Record<number, RunProgressEvent>;
   /** Bumped on every run event, so an open run page knows to refetch. */
   version: number;
@@ -37,11 +39,12 @@ export const useRuns = create<RunsState>()((set, get) => {
   return {
     runs: [],
     loaded: false,
+    failed: false,
     progress: {},
     version: 0,
     async load() {
       const runs = await attempt(() => client.listRuns({}));
-      if (runs) set({ runs, loaded: true });
+      set(runs ? { runs, loaded: true, failed: false } : { failed: true });
     },
     async cancel(runId) {
       if (await attempt(() => client.cancelRun({ runId }))) await get().load();
