@@ -68,7 +68,7 @@ function ShortcutsHelp({ onClose }: { onClose: () => void }): React.JSX.Element 
             <section key={g.id}>
               <h3>{g.title}</h3>
               <dl>
-                {g.shortcuts.map((s) => (
+                {g.shortcuts.current.map((s) => (
                   <div key={s.keys}>
                     <dt>
                       {s.keys.split(' ').map((k, i) => (

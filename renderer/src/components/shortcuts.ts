@@ -3,19 +3,22 @@ import { create } from 'zustand';
 
 /**
  * Keyboard shortcuts: `j`, `ArrowDown`, `Escape`, `/`, `?`, or a two-key sequence such as `g r`.
- * Hand-written rather than a hotkeys library: it is one keydown listener, and the app also needs
- * the list of active shortcuts for its help sheet, which a registry here gives for free.
+ * Hand-written rather than a hotkeys library: it is one keydown listener over a registry, and the
+ * registry also feeds the help sheet (`?`).
  */
 export interface Shortcut {
   readonly keys: string;
   readonly description: string;
   readonly run: () => void;
-  /** Also fires while the focus is in a text field (Escape does by default). */
-  readonly inFields?: boolean;
 }
 
+interface Group {
+  readonly id: number;
+  readonly title: string;
+  readonly shortcuts: { current: readonly Shortcut[] };
+}
 interface Registry {
-  groups: { id: number; title: string; shortcuts: readonly Shortcut[] }[];
+  groups: Group[];
 }
 export const useShortcutRegistry = create<Registry>()(() => ({ groups: [] }));
 let nextId = 1;
@@ -29,36 +32,40 @@ const isField = (target: EventTarget | null): boolean => {
 
 let pending: { key: string; at: number } | undefined;
 
+function onKey(event: KeyboardEvent): void {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+  const key = event.key;
+  // In a text field only Escape counts (it leaves the field's page state, e.g. closes a panel).
+  if (isField(event.target) && key !== 'Escape') return;
+  // The group registered last (an open sheet, the page) wins over the layout's.
+  const groups = [...useShortcutRegistry.getState().groups].reverse();
+  const all = groups.flatMap((g) => g.shortcuts.current);
+  const sequence = pending && Date.now() - pending.at < 1000 ? `${pending.key} ${key}` : undefined;
+  pending = undefined;
+  const match = (sequence && all.find((s) => s.keys === sequence)) || all.find((s) => s.keys === key);
+  if (match) {
+    event.preventDefault();
+    match.run();
+  } else if (all.some((s) => s.keys.startsWith(`${key} `))) {
+    pending = { key, at: Date.now() };
+  }
+}
+
 /** Registers shortcuts while the calling component is mounted; the latest `run` functions are used. */
 export function useShortcuts(title: string, shortcuts: readonly Shortcut[]): void {
   const latest = useRef(shortcuts);
   latest.current = shortcuts;
-  const signature = shortcuts.map((s) => `${s.keys}:${s.description}`).join('|');
   useEffect(() => {
     const id = nextId++;
-    useShortcutRegistry.setState((s) => ({ groups: [...s.groups, { id, title, shortcuts: latest.current }] }));
-    const onKey = (event: KeyboardEvent): void => {
-      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-      const key = event.key;
-      const inField = isField(event.target);
-      const sequence = pending && Date.now() - pending.at < 1000 ? `${pending.key} ${key}` : undefined;
-      for (const shortcut of latest.current) {
-        const matches = shortcut.keys === sequence || shortcut.keys === key;
-        if (!matches) continue;
-        if (inField && !(shortcut.inFields || key === 'Escape')) continue;
-        event.preventDefault();
-        pending = undefined;
-        shortcut.run();
-        return;
-      }
-      if (!inField && latest.current.some((s) => s.keys.startsWith(`${key} `))) pending = { key, at: Date.now() };
-    };
-    window.addEventListener('keydown', onKey);
+    const { groups } = useShortcutRegistry.getState();
+    if (groups.length === 0) window.addEventListener('keydown', onKey);
+    useShortcutRegistry.setState({ groups: [...groups, { id, title, shortcuts: latest }] });
     return () => {
-      window.removeEventListener('keydown', onKey);
-      useShortcutRegistry.setState((s) => ({ groups: s.groups.filter((g) => g.id !== id) }));
+      const rest = useShortcutRegistry.getState().groups.filter((g) => g.id !== id);
+      useShortcutRegistry.setState({ groups: rest });
+      if (rest.length === 0) window.removeEventListener('keydown', onKey);
     };
-  }, [title, signature]);
+  }, [title]);
 }
 
 /** The item one step before or after `current` (the first or last when none is current); stops at the ends. */
