@@ -42,11 +42,11 @@ export function VerdictChart({ run }: { run: RunDetail }): React.JSX.Element {
   return (
     <figure className="chart" data-testid="chart-verdicts">
       <figcaption>Sample verdicts and error verdicts (non-executable samples, grey)</figcaption>
-      <ResponsiveContainer width="100%" height={220}>
+      <ResponsiveContainer width="100%" height={250}>
         <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, left: 40, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} />
-          <YAxis type="category" dataKey="name" width={110} />
+          <YAxis type="category" dataKey="name" width={110} interval={0} />
           <Tooltip />
           <Bar dataKey="count" isAnimationActive={false}>
             {data.map((d) => (

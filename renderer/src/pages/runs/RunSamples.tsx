@@ -128,7 +128,7 @@ const COLUMNS: readonly { label: string; sort?: RunSampleSort['by'] }[] = [
   { label: 'Task' },
   { label: 'Verdict', sort: 'verdict' },
   { label: 'Endpoint' },
-  { label: 'Arguments' },
+  { label: 'Args' },
   { label: 'Tokens', sort: 'tokens' },
   { label: 'ms', sort: 'duration' },
 ];

@@ -41,7 +41,21 @@ export function RunsPage(): React.JSX.Element {
       }),
       column.accessor('id', { header: '#', size: 50 }),
       column.accessor((r) => r.model ?? (r.kind === 'generation' ? 'remote' : r.kind), { id: 'model', header: 'Model', size: 170 }),
-      column.accessor('dataset', { header: 'Dataset', size: 110 }),
+      column.accessor('dataset', {
+        header: 'Dataset',
+        size: 130,
+        cell: ({ row }) => (
+          <>
+            {row.original.dataset}
+            {row.original.datasetChanged && (
+              <span className="badge flagged" title="the dataset was edited after this run took its samples">
+                {' '}
+                changed
+              </span>
+            )}
+          </>
+        ),
+      }),
       column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 80 }),
       column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 110 }),
       column.accessor('status', {
@@ -51,11 +65,6 @@ export function RunsPage(): React.JSX.Element {
           <div className="status-cell">
             <span className={`status s-${row.original.status}`}>{row.original.status}</span>
             <RunProgress run={row.original} compact />
-            {row.original.datasetChanged && (
-              <span className="badge flagged" title="the dataset was edited after this run took its samples">
-                dataset changed
-              </span>
-            )}
           </div>
         ),
       }),
