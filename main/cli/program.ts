@@ -9,6 +9,7 @@ import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type 
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
+import { registerRunsCommand } from './runs.js';
 import { registerScoringCommands } from './scoring.js';
 import { formatTable } from './table.js';
 
@@ -164,10 +165,11 @@ export function buildProgram(io: CliIo): Command {
     .option('--port <port>', 'port (0 picks a free one)', '0')
     .option('--token <token>', 'access token (default: random)')
     .option('--no-demo', 'do not import the demo dataset into an empty database')
-    .action(async (opts: { host: string; port: string; token?: string; demo: boolean }) => {
+    .option('--models <dir>', 'the models folder that scans look in and downloads go to (default: $WAPII_MODELS, else beside the database)')
+    .action(async (opts: { host: string; port: string; token?: string; demo: boolean; models?: string }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WapiiError('bad_input', `--port must be a number from 0 to 65535, not "${opts.port}"`);
-      const wb = open();
+      const wb = openWorkbench({ db: program.opts<{ db?: string }>().db, ...(opts.models ? { evaluation: { modelsFolder: path.resolve(opts.models) } } : {}) });
       if (opts.demo) unwrap(await wb.service.seedIfEmpty(readDemo(APP_ROOT)));
       const transport = await startHttpTransport({
         call: (method, input) => callMethod(wb.service, method, input),
@@ -181,10 +183,13 @@ export function buildProgram(io: CliIo): Command {
       io.stdout(`WAPII Workbench serving ${wb.dbPath} at ${transport.openUrl}\n`);
       await (io.untilStopped?.() ?? new Promise<void>(() => undefined));
       await transport.close();
+      // A run still generating stops as interrupted (resumable); the model is unloaded.
+      await wb.shutdown();
     });
 
   registerScoringCommands(program, io);
   registerGenerationCommands(program, io);
+  registerRunsCommand(program, io);
   registerConstraintCommands(program, io);
   return program;
 }

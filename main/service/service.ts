@@ -1,17 +1,21 @@
 import os from 'node:os';
-import { contract, type FileInput, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
+import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
 import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
-import { EvaluationService, type EvaluationHandlers } from './evaluation.js';
+import { EvaluationService, type EvaluationHandlers, type EvaluationOptions } from './evaluation.js';
+import type { Demo } from './demo.js';
+import { seedDemoRuns } from './demoRuns.js';
 import { prepareDataset } from './prepare.js';
 
 export interface ServiceOptions {
   readonly store: Store;
   /** Recorded on every revision. */
   readonly author?: string;
+  /** Models, runs and results: the models folder, memory and GPU choices (main/service/evaluation.ts). */
+  readonly evaluation?: Omit<EvaluationOptions, 'store' | 'author' | 'spec' | 'emit'>;
 }
 
 type Listener = (event: WorkbenchEvent) => void;
@@ -24,12 +28,19 @@ export class WorkbenchService implements WorkbenchHandlers {
   private readonly listeners = new Set<Listener>();
 
   /** Models, runs and results (main/service/evaluation.ts); the methods below delegate to it. */
-  readonly evaluation: EvaluationHandlers;
+  readonly evaluation: EvaluationService & EvaluationHandlers;
 
   constructor(options: ServiceOptions) {
     this.store = options.store;
     this.author = options.author ?? safeUsername();
-    this.evaluation = new EvaluationService();
+    this.evaluation = new EvaluationService({
+      store: this.store,
+      author: this.author,
+      spec: async (hash) => (this.store.getSpec(hash) ? this.spec(hash) : undefined),
+      emit: (event) => this.emit(event),
+      modelsFolder: options.evaluation?.modelsFolder ?? 'models',
+      ...options.evaluation,
+    });
   }
 
   listModels = (i: Parsed<'listModels'>): Promise<Output<'listModels'>> => this.evaluation.listModels(i);
@@ -184,10 +195,17 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   /** Imports the embedded demo dataset when the database holds no dataset yet. */
-  async seedIfEmpty(demo: { dataset: FileInput; specs: FileInput[] }): Promise<Result<DatasetSummary | undefined>> {
+  async seedIfEmpty(demo: Demo): Promise<Result<DatasetSummary | undefined>> {
     if (this.store.listDatasets().length > 0) return ok(undefined);
     try {
-      return ok(await this.importDataset({ name: 'demo', ...demo }));
+      const summary = await this.importDataset({ name: 'demo', dataset: demo.dataset, specs: demo.specs });
+      // The demo runs give the results pages content before any model is added.
+      if (demo.runs?.length) {
+        const e = this.evaluation;
+        await seedDemoRuns({ store: this.store, runs: e.runs, results: e.results, datasetId: summary.id, demoRuns: demo.runs, spec: async (hash) => this.spec(hash) });
+        this.emit({ type: 'runsChanged' });
+      }
+      return ok(summary);
     } catch (error) {
       return fail('internal', `the embedded demo dataset does not import: ${error instanceof Error ? error.message : String(error)}`);
     }
