@@ -14,6 +14,7 @@ const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ pa
 const countOf = async (page: Page, testId: string): Promise<number> => Number(/^(\d+)/.exec((await page.getByTestId(testId).textContent()) ?? '')?.[1] ?? NaN);
 const runRow = (page: Page, setup: string, setting: string) =>
   page.locator('[data-testid=runs-table] tbody tr').filter({ has: page.locator('td:nth-child(5)', { hasText: new RegExp(`^${setup}$`) }) }).filter({ has: page.locator('td:nth-child(6)', { hasText: new RegExp(`^${setting}$`) }) });
+const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true });
 const statuses = (page: Page): Promise<string[]> => page.locator('[data-testid=runs-table] tbody tr .status').allTextContents();
 
 /**
@@ -33,7 +34,7 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
     const made = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), 'make-test-model', '--vocab', 'qwen2', '--out', model], { encoding: 'utf8' });
     expect(made.status, made.stderr).toBe(0);
-    serve = await startServe(['--db', path.join(dir, 'eval.db'), '--no-demo']);
+    serve = await startServe(['--db', path.join(dir, 'eval.db')], ['--no-demo']);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1500, height: 950 }, acceptDownloads: true });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -55,24 +56,25 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
   });
 
   it('adds the random-weight test model by path on the Models page', async () => {
-    await page.getByRole('link', { name: 'Models' }).click();
+    await nav(page, 'Models').click();
     await expect.poll(() => page.getByTestId('models-empty').isVisible()).toBe(true);
     await page.getByLabel('Model path').fill(model);
     await page.getByRole('button', { name: 'Add model' }).click();
     const row = page.locator('[data-testid=models-table] tbody tr');
     await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
-    expect(await row.locator('td:nth-child(2)').textContent()).toBe('qwen2');
+    // `make-test-model` writes a llama-architecture model on the qwen2 tokenizer.
+    expect(await row.locator('td:nth-child(2)').textContent()).toBe('llama');
     await shot(page, '2-models');
   });
 
   it("queues the paper's grid on 20 samples from New run", async () => {
-    await page.getByRole('link', { name: 'New run' }).click();
+    await nav(page, 'New run').click();
     await page.getByLabel('Run dataset').selectOption({ label: 'all — 395 samples' });
     await page.getByLabel('Sample limit').fill('20');
-    await page.getByLabel('Max tokens').fill('40');
+    await page.getByLabel('Max tokens').fill('24');
     for (const cell of ['Full completion · constrained', 'Argument completion · unconstrained', 'Argument completion · constrained']) await page.getByLabel(cell).check();
     expect(await page.getByLabel('Full completion · unconstrained').isChecked()).toBe(true);
-    await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^20 samples × 4 runs — /);
+    await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^20 samples × 4 runs = 80 outputs · each run: /);
     await shot(page, '3-new-run');
     await page.getByRole('button', { name: 'Queue 4 runs' }).click();
     await expect.poll(() => page.locator('[data-testid=runs-table] tbody tr').count()).toBe(4);
@@ -85,7 +87,7 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await expect.poll(() => statuses(page), { timeout: 400_000, interval: 1000 }).toEqual(['finished', 'finished', 'finished', 'finished']);
     for (const text of await page.locator('[data-testid=runs-table] .run-progress .numbers').allTextContents()) expect(text).toBe('20/20');
     await shot(page, '5-runs-finished');
-  });
+  }, 600_000);
 
   it('opens the constrained full-completion run, filters to non-correct samples and inspects one', async () => {
     await runRow(page, 'full', 'constrained').click();
@@ -109,6 +111,8 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     expect(verdicts.length).toBeGreaterThan(0);
     for (const v of verdicts) expect(['correct', 'incorrect_value', 'missing', 'unnecessary', 'illegal']).toContain(v);
     await shot(page, '6-run-inspector');
+    await inspector.getByTestId('token-trace').scrollIntoViewIfNeeded();
+    await shot(page, '6b-run-token-trace');
 
     // j moves to the next filtered sample.
     const first = await inspector.locator('h2').textContent();
@@ -141,7 +145,7 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
   });
 
   it('overrides one verdict with a reason; the statistics follow', async () => {
-    await page.getByRole('link', { name: 'Runs' }).click();
+    await nav(page, 'Runs').click();
     await runRow(page, 'full', 'constrained').click();
     await page.getByLabel('Sample verdict').selectOption('not-correct');
     const before = await countOf(page, 'run-sample-count');
@@ -168,11 +172,28 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     expect(lines.length).toBe(21);
   });
 
+  it("says on the run's page when a sample of its dataset was edited after the run", async () => {
+    const runUrl = page.url();
+    await nav(page, 'Datasets').click();
+    await page.locator('[data-testid=samples-table] tbody tr').first().click();
+    const detail = page.getByTestId('sample-detail');
+    await detail.getByRole('button', { name: 'Edit request' }).click();
+    const editor = detail.getByLabel('Expected request JSON');
+    const config = JSON.parse(await editor.inputValue()) as { params?: Record<string, unknown> };
+    await editor.fill(JSON.stringify({ ...config, params: { ...config.params, opt_pretty: true } }, null, 2));
+    await detail.getByLabel('Reason').fill('ask for pretty output');
+    await detail.getByRole('button', { name: 'Save fix' }).click();
+    await expect.poll(() => detail.locator('.history li').first().textContent()).toContain('ask for pretty output');
+    await page.goto(runUrl);
+    await expect.poll(() => page.getByTestId('dataset-changed').textContent(), { timeout: 10_000 }).toContain('#0 edited');
+    await shot(page, '10-dataset-changed');
+  });
+
   it('cancels a run from the UI and keeps the samples it finished', async () => {
-    await page.getByRole('link', { name: 'New run' }).click();
+    await nav(page, 'New run').click();
     await page.getByLabel('Run dataset').selectOption({ label: 'all — 395 samples' });
     await page.getByLabel('Sample limit').fill('60');
-    await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^60 samples × 1 run — /);
+    await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^60 samples × 1 run = 60 outputs · /);
     await page.getByRole('button', { name: 'Queue 1 run' }).click();
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('running');
     await expect.poll(async () => Number(/^(\d+)\//.exec((await page.locator('.run-header .run-progress .numbers').textContent()) ?? '')?.[1] ?? 0), { timeout: 120_000 }).toBeGreaterThanOrEqual(3);
@@ -184,5 +205,5 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await expect.poll(() => countOf(page, 'run-sample-count')).toBe(kept);
     expect(await page.locator('.run-header').getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
     await shot(page, '9-run-cancelled');
-  });
+  }, 300_000);
 });

@@ -9,9 +9,9 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the real `wapii serve` in a child process and waits for the URL it prints. */
-export function startServe(args: readonly string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), ...args, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the real `wapii serve` in a child process and waits for the URL it prints; `args` are global options (`--db`), `serveArgs` serve's own (`--no-demo`). */
+export function startServe(args: readonly string[], serveArgs: readonly string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), ...args, 'serve', '--port', '0', ...serveArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wapii serve printed no URL within 30 s:\n${output}`)), 30_000);

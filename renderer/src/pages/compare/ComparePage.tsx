@@ -12,6 +12,10 @@ import { setupLabel, useRuns } from '../runs/runsStore.js';
 
 type Row = CompareResult['rows'][number];
 const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${setupLabel(r)}`;
+/** A ratio reads as a percent and its delta in points; a count as a number. */
+const isRatio = (key: string): boolean => key.includes('_wrt_');
+const value = (key: string, v: number): string => (isRatio(key) ? percent(v) : String(v));
+const delta = (key: string, d: number): string => (isRatio(key) ? signedPoints(d) : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}`);
 /** Lower is better for these metrics, so a rise is a regression. */
 const lowerIsBetter = (key: string): boolean => /illegal|wrong|error|nonexecutable|missing|unnecessary/.test(key);
 
@@ -139,14 +143,14 @@ function Metrics({ result }: { result: CompareResult }): React.JSX.Element {
         {result.metrics.map((m) => (
           <tr key={m.key}>
             <th title={m.key}>{m.label}</th>
-            <td>{percent(m.baseline)}</td>
+            <td>{value(m.key, m.baseline)}</td>
             {m.values.map((v, i) => {
               const d = m.deltas[i] ?? 0;
               const better = lowerIsBetter(m.key) ? d < 0 : d > 0;
               return [
-                <td key={`v${i}`}>{percent(v)}</td>,
+                <td key={`v${i}`}>{value(m.key, v)}</td>,
                 <td key={`d${i}`} className={d === 0 ? 'muted' : better ? 'fixed' : 'regressed'}>
-                  {signedPoints(d)}
+                  {delta(m.key, d)}
                 </td>,
               ];
             })}
@@ -166,9 +170,9 @@ function AlignedSamples({ result, selected, onSelect }: { result: CompareResult;
           <th style={{ width: 50 }}>#</th>
           <th style={{ width: 90 }}>API</th>
           <th>Task</th>
-          <th style={{ width: 190 }}>baseline #{result.baseline.id}</th>
+          <th style={{ width: 170 }}>baseline #{result.baseline.id}</th>
           {result.runs.map((r) => (
-            <th key={r.id} style={{ width: 190 }}>
+            <th key={r.id} style={{ width: 240 }}>
               #{r.id}
             </th>
           ))}

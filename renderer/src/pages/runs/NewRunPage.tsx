@@ -101,7 +101,7 @@ export function NewRunPage(): React.JSX.Element {
     if (!first) return;
     const t = setTimeout(() => {
       client.previewRun(input(first)).then(
-        (p) => setEstimate({ state: 'ok', text: `${p.samples} samples${p.outputs !== p.samples ? ` (${p.outputs} outputs)` : ''} × ${cells.length} run${cells.length === 1 ? '' : 's'} — ${p.estimate}` }),
+        (p) => setEstimate({ state: 'ok', text: `${p.samples} samples × ${cells.length} run${cells.length === 1 ? '' : 's'} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : 'each run: '}${p.estimate}` }),
         (e: unknown) => setEstimate({ state: 'error', text: messageOf(e) }),
       );
     }, 250);

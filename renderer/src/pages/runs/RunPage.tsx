@@ -89,7 +89,7 @@ export function RunPage(): React.JSX.Element {
           <span className="muted">
             {run.dataset}
             {run.subset && Object.keys(run.subset).length > 0 && ` (subset: ${describeSubset(run.subset)})`} · {run.prompt ?? ''} prompt · {when(run.createdAt)}
-            {run.error && <span className="error-inline"> · {run.error}</span>}
+            {run.error && <span className={summary.status === 'cancelled' ? undefined : 'error-inline'}> · {run.error}</span>}
           </span>
           <span className="spacer" />
           <button className="secondary small" onClick={() => void navigate(`/compare?baseline=${run.id}`)}>

@@ -129,7 +129,7 @@ const COLUMNS: readonly { label: string; sort?: RunSampleSort['by'] }[] = [
   { label: 'Verdict', sort: 'verdict' },
   { label: 'Endpoint' },
   { label: 'Args' },
-  { label: 'Tokens', sort: 'tokens' },
+  { label: 'Tok.', sort: 'tokens' },
   { label: 'ms', sort: 'duration' },
 ];
 

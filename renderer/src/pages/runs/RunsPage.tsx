@@ -70,7 +70,7 @@ export function RunsPage(): React.JSX.Element {
       }),
       column.accessor((r) => r.correct ?? -1, { id: 'correct', header: 'Correct (t)', size: 95, cell: ({ row }) => percent(row.original.correct) }),
       column.accessor((r) => r.illegal ?? -1, { id: 'illegal', header: 'Illegal (e)', size: 90, cell: ({ row }) => percent(row.original.illegal) }),
-      column.accessor('createdAt', { header: 'Date', size: 130, cell: ({ getValue }) => when(getValue()) }),
+      column.accessor('createdAt', { header: 'Date', size: 150, cell: ({ getValue }) => when(getValue()) }),
       column.display({ id: 'actions', header: '', size: 190, cell: ({ row }) => <RunActions run={row.original} /> }),
     ],
     [chosen],
