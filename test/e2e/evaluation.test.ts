@@ -193,6 +193,7 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await nav(page, 'New run').click();
     await page.getByLabel('Run dataset').selectOption({ label: 'all — 395 samples' });
     await page.getByLabel('Sample limit').fill('60');
+    await page.getByLabel('Max tokens').fill('48');
     await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^60 samples × 1 run = 60 outputs · /);
     await page.getByRole('button', { name: 'Queue 1 run' }).click();
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('running');
