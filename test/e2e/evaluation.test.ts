@@ -10,8 +10,11 @@ import { hasVocabBundle } from '../support/vocab.js';
 
 const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
 const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `e2e-eval-${name}.png`) });
-/** The number in a count line such as `20 samples`. */
-const countOf = async (page: Page, testId: string): Promise<number> => Number(/^(\d+)/.exec((await page.getByTestId(testId).textContent()) ?? '')?.[1] ?? NaN);
+/** The number in a count line such as `20 samples`, once it is not `loading…`. */
+async function countOf(page: Page, testId: string): Promise<number> {
+  await expect.poll(async () => /^\d+ /.test((await page.getByTestId(testId).textContent()) ?? '')).toBe(true);
+  return Number(/^(\d+)/.exec((await page.getByTestId(testId).textContent()) ?? '')?.[1]);
+}
 const runRow = (page: Page, setup: string, setting: string) =>
   page.locator('[data-testid=runs-table] tbody tr').filter({ has: page.locator('td:nth-child(5)', { hasText: new RegExp(`^${setup}$`) }) }).filter({ has: page.locator('td:nth-child(6)', { hasText: new RegExp(`^${setting}$`) }) });
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true });
@@ -71,7 +74,7 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await nav(page, 'New run').click();
     await page.getByLabel('Run dataset').selectOption({ label: 'all — 395 samples' });
     await page.getByLabel('Sample limit').fill('20');
-    await page.getByLabel('Max tokens').fill('24');
+    await page.getByLabel('Max tokens').fill('16');
     for (const cell of ['Full completion · constrained', 'Argument completion · unconstrained', 'Argument completion · constrained']) await page.getByLabel(cell).check();
     expect(await page.getByLabel('Full completion · unconstrained').isChecked()).toBe(true);
     await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^20 samples × 4 runs = 80 outputs · each run: /);
@@ -170,6 +173,17 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     expect(file.suggestedFilename()).toMatch(/\.csv$/);
     expect(lines[0]).toContain('sample_verdict');
     expect(lines.length).toBe(21);
+
+    // The generated programs as a WAPIIBench-style folder, in one tar.
+    const codes = page.waitForEvent('download');
+    await page.getByRole('group', { name: 'Export' }).getByRole('button', { name: 'Code folder' }).click();
+    const tarFile = path.join(ARTIFACTS, 'e2e-eval-codes.tar');
+    await (await codes).saveAs(tarFile);
+    const listed = spawnSync('tar', ['-tf', tarFile], { encoding: 'utf8' });
+    expect(listed.status, listed.stderr).toBe(0);
+    const names = listed.stdout.trim().split('\n');
+    expect(names).toHaveLength(20);
+    expect(names[0]).toMatch(/^[^/]+\/0000_code\.js$/);
   });
 
   it("says on the run's page when a sample of its dataset was edited after the run", async () => {

@@ -22,7 +22,12 @@ export function ExportButtons({ runId }: { runId: number }): React.JSX.Element {
     setBusy(undefined);
     if (!out) return;
     const files = Object.entries(out.files);
-    if (format === 'codes' || files.length > 1) return saveFile(`run-${runId}-codes.tar`, tar(`run-${runId}-codes`, out.files), 'application/x-tar');
+    if (format === 'codes' || files.length > 1) {
+      // The service names the programs inside their folder (`<run>/0007_code.js`); the archive takes the folder's name.
+      const folder = files[0]?.[0].includes('/') ? files[0][0].split('/')[0] : `run-${runId}-codes`;
+      const named = Object.fromEntries(files.map(([name, content]) => [name.includes('/') ? name : `${folder}/${name}`, content]));
+      return saveFile(`${folder}.tar`, tar(named), 'application/x-tar');
+    }
     for (const [name, content] of files) saveFile(name, content, TYPES[name.split('.').pop() ?? ''] ?? 'text/plain');
   };
   return (

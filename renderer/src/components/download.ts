@@ -11,11 +11,11 @@ export function saveFile(name: string, content: BlobPart, type = 'text/plain'): 
 }
 
 /**
- * A folder of text files as one ustar archive, so a code folder is one download rather than
+ * Text files (named by their paths) as one ustar archive, so a code folder is one download rather than
  * hundreds. Written here rather than with an archive library: no such library is a dependency,
  * and an uncompressed tar is a 512-byte header per file.
  */
-export function tar(folder: string, files: Record<string, string>): Uint8Array<ArrayBuffer> {
+export function tar(files: Record<string, string>): Uint8Array<ArrayBuffer> {
   const encoder = new TextEncoder();
   const chunks: Uint8Array[] = [];
   const field = (header: Uint8Array, offset: number, length: number, value: string): void => header.set(encoder.encode(value).subarray(0, length), offset);
@@ -24,7 +24,7 @@ export function tar(folder: string, files: Record<string, string>): Uint8Array<A
   for (const [name, text] of Object.entries(files)) {
     const body = encoder.encode(text);
     const header = new Uint8Array(512);
-    field(header, 0, 100, `${folder}/${name}`);
+    field(header, 0, 100, name);
     field(header, 100, 8, octal(0o644, 8));
     field(header, 108, 8, octal(0, 8));
     field(header, 116, 8, octal(0, 8));

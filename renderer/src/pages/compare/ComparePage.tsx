@@ -51,6 +51,9 @@ export function ComparePage(): React.JSX.Element {
       return p;
     });
   const rows = result?.rows ?? [];
+  useEffect(() => {
+    if (index !== undefined) document.querySelector(`[data-testid=compare-rows] tr[data-index="${index}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [index]);
   useShortcuts('Compare', [
     { keys: 'j', description: 'next sample', run: () => setIndex((i) => step(rows.map((r) => r.index), i, 1)) },
     { keys: 'k', description: 'previous sample', run: () => setIndex((i) => step(rows.map((r) => r.index), i, -1)) },

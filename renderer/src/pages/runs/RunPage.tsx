@@ -45,6 +45,31 @@ export function RunPage(): React.JSX.Element {
     return () => clearTimeout(t);
   }, [version]);
 
+  // The open sample lives in the URL (`?sample=12`, `12.1` for a second output), so a link or a reload keeps it.
+  const open = useRunPage((s) => s.open);
+  const wanted = search.get('sample');
+  const loadedId = run?.id;
+  useEffect(() => {
+    if (loadedId === undefined || !wanted) return;
+    const [index, attempt = 0] = wanted.split('.').map(Number);
+    const current = useRunPage.getState().open;
+    if (index !== undefined && Number.isInteger(index) && (!current || current.index !== index || current.attempt !== attempt)) void useRunPage.getState().openSample({ index, attempt });
+  }, [loadedId, wanted]);
+  useEffect(() => {
+    if (loadedId === undefined) return;
+    const now = useRunPage.getState().open;
+    const text = now ? `${now.index}${now.attempt ? `.${now.attempt}` : ''}` : null;
+    if (text !== new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('sample'))
+      setSearch(
+        (p) => {
+          if (text === null) p.delete('sample');
+          else p.set('sample', text);
+          return p;
+        },
+        { replace: true },
+      );
+  }, [open, loadedId, setSearch]);
+
   const setTab = (t: 'samples' | 'results'): void => setSearch((p) => (p.set('tab', t), p), { replace: true });
   useShortcuts('Run', [
     { keys: 'j', description: 'next sample', run: () => void useRunPage.getState().move(1) },
