@@ -224,7 +224,8 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect(['queued', 'running']).toContain((await s.client.resumeRun({ runId })).status);
       await until(async () => (await s.client.getRun({ runId })).status === 'finished');
       expect((await s.client.getRun({ runId })).done).toBe(5);
-      for (const k of kept) expect(await s.client.getRunSample({ runId, index: k.index })).toEqual(k);
+      const output = ({ previous: _p, next: _n, ...rest }: Awaited<ReturnType<WorkbenchApi['getRunSample']>>): object => rest;
+      for (const k of kept) expect(output(await s.client.getRunSample({ runId, index: k.index }))).toEqual(output(k));
     }, 300_000);
   });
 }

@@ -239,7 +239,7 @@ export class RunResults {
     const stored = this.ctx.runs.output(run.id, input.index, input.attempt);
     if (position === undefined || !stored) throw new WapiiError('not_found', `run ${run.id} has no output for sample ${input.index}${input.attempt ? ` (attempt ${input.attempt})` : ''}`);
     const entry = index.outputs[position]!;
-    const inputRow = this.ctx.runs.inputs(run.id).find((i) => i.index === input.index);
+    const inputRow = this.ctx.runs.input(run.id, input.index);
     const spec = inputRow?.specHash ? await this.ctx.spec(inputRow.specHash) : undefined;
     const expectedEndpoint = spec && inputRow ? resolveEndpoint(spec, inputRow.config.url, inputRow.config.method).endpoint : undefined;
     const request = stored.request === null ? null : (JSON.parse(stored.request) as { method: string; url: string; headers: Record<string, JsonValue>; params: Record<string, JsonValue>; data?: JsonValue });
@@ -281,8 +281,7 @@ export class RunResults {
       console: execution?.console ?? [],
       runtimeError: execution?.error ? `${execution.error.kind}: ${execution.error.message}` : stored.error,
       overrides: this.ctx.runs
-        .overrides(run.id)
-        .filter((o) => o.sampleIndex === input.index && o.attempt === input.attempt)
+        .overrides(run.id, { index: input.index, attempt: input.attempt })
         .map((o) => ({ at: o.at, author: o.author, reason: o.reason, from: o.from as SampleVerdict, to: o.to as SampleVerdict | null })),
       previous: position > 0 ? index.outputs[position - 1]!.row.index : null,
       next: position + 1 < index.outputs.length ? index.outputs[position + 1]!.row.index : null,
