@@ -204,7 +204,9 @@ export class ModelLibrary {
     if (active.info.status !== 'downloading') return active.info;
     active.controller.abort();
     await active.downloader?.cancel({ deleteTempFile: false });
-    await active.done;
+    // The downloader settles its promise on cancel; a stalled connection must not hold the caller.
+    await Promise.race([active.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    if (active.info.status === 'downloading') active.info = { ...active.info, status: 'cancelled' };
     return active.info;
   }
 
