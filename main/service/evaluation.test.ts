@@ -211,6 +211,22 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect((await s.client.getRunSample({ runId, index: 0 })).task).toBe(first!.task);
     }, 300_000);
 
+    it('scans a models folder, removes a model, deletes a run', async () => {
+      const folder = tempDir('wapii-models-');
+      fs.copyFileSync(cachedTestModel('llama-spm'), path.join(folder, 'spm.gguf'));
+      fs.writeFileSync(path.join(folder, 'broken.gguf'), 'not a model');
+      const scan = await s.client.scanModels({ folder });
+      expect(scan.added.map((m) => m.name)).toEqual(['spm']);
+      expect(scan.skipped).toEqual([{ path: path.join(folder, 'broken.gguf'), reason: 'broken.gguf is not a GGUF model file (it does not start with the GGUF magic bytes)' }]);
+      expect((await s.client.scanModels({ folder })).added).toEqual([]);
+      await expect(s.client.scanModels({ folder: path.join(folder, 'nope') })).rejects.toMatchObject({ code: 'bad_input', message: `models folder not found: ${path.join(folder, 'nope')}` });
+      expect(await s.client.removeModel({ modelId: scan.added[0]!.id })).toEqual({ removed: true });
+      expect((await s.client.listModels({})).map((m) => m.name)).toEqual(['qwen2-L2-D64-S1']);
+      const demoRun = (await s.client.listRuns({}))[0]!;
+      expect(await s.client.deleteRun({ runId: demoRun.id })).toEqual({ deleted: true });
+      await expect(s.client.getRun({ runId: demoRun.id })).rejects.toMatchObject({ code: 'not_found', message: `run ${demoRun.id} does not exist` });
+    });
+
     it('cancels a run keeping its finished outputs, and resumes it without regenerating them', async () => {
       const [model] = await s.client.listModels({});
       const { runId } = await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: 5 }, sampling: { maxTokens: 8 } });
