@@ -148,9 +148,8 @@ export class RunResults {
   }
 
   /** Which of the run's samples changed in the stored dataset since the run took them. */
-  private datasetChanges(run: RunRow): RunDetail['datasetChanges'] {
+  private datasetChanges(run: RunRow, current = run.datasetId === null ? undefined : this.ctx.currentSamples(run.datasetId)): RunDetail['datasetChanges'] {
     if (run.datasetId === null) return [];
-    const current = this.ctx.currentSamples(run.datasetId);
     const changes: RunDetail['datasetChanges'] = [];
     for (const input of this.ctx.runs.inputs(run.id)) {
       if (!input.sampleId) continue;
@@ -189,7 +188,13 @@ export class RunResults {
   }
 
   listRuns(): Output<'listRuns'> {
-    return this.ctx.runs.list().map((r) => this.summary(r));
+    // Each dataset's current state is read once for all its runs.
+    const current = new Map<number, ReturnType<ResultsContext['currentSamples']>>();
+    return this.ctx.runs.list().map((r) => {
+      if (r.datasetId === null) return this.summary(r, false);
+      if (!current.has(r.datasetId)) current.set(r.datasetId, this.ctx.currentSamples(r.datasetId));
+      return this.summary(r, this.datasetChanges(r, current.get(r.datasetId)).length > 0);
+    });
   }
 
   async getRun(runId: number): Promise<RunDetail> {
