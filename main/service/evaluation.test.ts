@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi, WorkbenchEvent } from '../api/contract.js';
@@ -226,6 +228,47 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect(await s.client.deleteRun({ runId: demoRun.id })).toEqual({ deleted: true });
       await expect(s.client.getRun({ runId: demoRun.id })).rejects.toMatchObject({ code: 'not_found', message: `run ${demoRun.id} does not exist` });
     });
+
+    it('runs on a remote OpenAI-compatible server; failed outputs are marked, and resume with retryErrors regenerates only them', async () => {
+      const samples = await s.client.listSamples({ datasetId });
+      const failing = new Set([samples[1]!.task]);
+      const prompts: string[] = [];
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          const prompt = (JSON.parse(body) as { prompt: string }).prompt;
+          prompts.push(prompt);
+          if ([...failing].some((t) => prompt.includes(t))) {
+            res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'model is loading' } }));
+            return;
+          }
+          const completion = "get('https://api.harbor.example/v2/me', { headers: { Authorization: 'Bearer <token>' } });\n";
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ choices: [{ text: completion, finish_reason: 'stop' }], usage: { completion_tokens: 21 } }));
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const { runId } = await s.client.startRun({ datasetId, model: { remote: { url, model: 'fake' } }, subset: { limit: 3 } });
+        await until(async () => (await s.client.getRun({ runId })).status === 'finished');
+        const errored = await s.client.listRunSamples({ runId, filter: { errored: true } });
+        expect(errored.rows.map((r) => [r.index, r.sample_verdict, r.error])).toEqual([[1, null, expect.stringMatching(/answered 503: model is loading$/)]]);
+        expect((await s.client.getRunSample({ runId, index: 0 })).sample_verdict).toBe('correct');
+        const first = await s.client.getRun({ runId });
+        expect(first.statistics?.['samples_total']).toBe(2);
+        failing.clear();
+        const asked = prompts.length;
+        await s.client.resumeRun({ runId, retryErrors: true });
+        await until(async () => (await s.client.getRun({ runId })).status === 'finished');
+        expect(prompts.slice(asked).map((p) => p.includes(samples[1]!.task))).toEqual([true]);
+        expect((await s.client.listRunSamples({ runId, filter: { errored: true } })).total).toBe(0);
+        expect((await s.client.getRun({ runId })).statistics?.['samples_total']).toBe(3);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    }, 120_000);
 
     it('cancels a run keeping its finished outputs, and resumes it without regenerating them', async () => {
       const [model] = await s.client.listModels({});
