@@ -46,8 +46,14 @@ export class RunJobs {
   private loaded: { file: string; runtime: Runtime } | undefined;
   private pumping: Promise<void> | undefined;
   private closed = false;
+  private readonly rates = new Map<string, number>();
 
   constructor(private readonly ctx: JobsContext) {}
+
+  /** Tokens/s last measured on a model file in this process, for the New run page's estimate. */
+  tokensPerSecond(file: string): number | undefined {
+    return this.rates.get(file);
+  }
 
   progress(runId: number): RunProgressValue | null {
     return this.live.get(runId) ?? null;
@@ -178,6 +184,7 @@ export class RunJobs {
         current: p.current ? { index: p.current.index, api: p.current.api, sampleId: sampleIds.get(p.current.index) ?? null } : null,
       };
       this.live.set(runId, value);
+      if (run.model?.path && p.tokens > 0) this.rates.set(run.model.path, p.tokensPerSecond);
       this.ctx.onProgress?.(runId, p);
       this.ctx.results.invalidate(runId);
       const now = performance.now();
