@@ -229,6 +229,28 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       await expect(s.client.getRun({ runId: demoRun.id })).rejects.toMatchObject({ code: 'not_found', message: `run ${demoRun.id} does not exist` });
     });
 
+    it('queues the paper\'s grid on one model load; cancelling the running run leaves the queued ones going', async () => {
+      const [model] = await s.client.listModels({});
+      const loads = s.workbench.service.evaluation.jobs.modelLoads;
+      const grid: number[] = [];
+      for (const setup of ['full', 'argument'] as const) {
+        for (const setting of ['unconstrained', 'constrained'] as const) {
+          grid.push((await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: setting === 'unconstrained' && setup === 'full' ? 6 : 1 }, setup, setting, sampling: { maxTokens: 6 } })).runId);
+        }
+      }
+      expect((await s.client.listRuns({})).filter((r) => grid.includes(r.id)).map((r) => r.status)).toEqual(['running', 'queued', 'queued', 'queued']);
+      await until(async () => (await s.client.getRun({ runId: grid[0]! })).done >= 1);
+      expect((await s.client.cancelRun({ runId: grid[0]! })).status).toBe('cancelled');
+      await until(async () => (await s.client.getRun({ runId: grid[3]! })).status === 'finished');
+      expect((await s.client.listRuns({})).filter((r) => grid.includes(r.id)).map((r) => [r.status, r.setup, r.setting])).toEqual([
+        ['cancelled', 'full', 'unconstrained'],
+        ['finished', 'full', 'constrained'],
+        ['finished', 'argument', 'unconstrained'],
+        ['finished', 'argument', 'constrained'],
+      ]);
+      expect(s.workbench.service.evaluation.jobs.modelLoads - loads).toBe(1);
+    }, 300_000);
+
     it('runs on a remote OpenAI-compatible server; failed outputs are marked, and resume with retryErrors regenerates only them', async () => {
       const samples = await s.client.listSamples({ datasetId });
       const failing = new Set([samples[1]!.task]);
