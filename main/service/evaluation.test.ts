@@ -200,6 +200,13 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       const sample = await s.client.getRunSample({ runId, index: 0 });
       expect(sample.prompt).toContain('axios');
       expect(sample.generation?.tokens).toBeGreaterThan(0);
+      // The token trace and the constraint's interventions reach the inspector: a random model at an
+      // 8-token limit is overruled and its open invocation closed.
+      const generated = await Promise.all([0, 1, 2].map((index) => s.client.getRunSample({ runId, index })));
+      for (const g of generated) expect(g.generation?.trace).toHaveLength(g.generation!.tokens);
+      const interventions = generated.flatMap((g) => g.generation!.interventions);
+      expect(interventions.length).toBeGreaterThan(0);
+      for (const i of interventions) if (i.kind === 'closed') expect(generated.some((g) => g.code.includes(i.text))).toBe(true);
       expect((await s.client.listModels({}))[0]?.sha256).toBe(run.manifest?.['modelSha256']);
 
       // Editing a sample afterwards changes neither the run's report nor its snapshot; the run says so.

@@ -279,7 +279,7 @@ export class RunResults {
             promptMs: num(generation['promptMs']),
             generateMs: num(generation['generateMs']),
             constraintMs: num(generation['constraintMs']),
-            interventions: (generation['interventions'] as RunSampleDetail['generation'] & object)['interventions'] ?? [],
+            interventions: Array.isArray(generation['interventions']) ? (generation['interventions'] as NonNullable<RunSampleDetail['generation']>['interventions']) : [],
             trace: Array.isArray(generation['trace']) ? (generation['trace'] as string[]) : null,
           }
         : null,
