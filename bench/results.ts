@@ -1,8 +1,11 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkbenchApi } from '../main/api/contract.js';
 import type { RunSampleFilter } from '../main/api/evaluation.js';
 import { createFetchClient } from '../main/api/fetchClient.js';
 import { startHttpTransport } from '../main/api/http.js';
+import { cachedSha256, cachedTestModel } from '../main/generation/index.js';
+import { ModelRepository } from '../main/store/models.js';
 import { callMethod, localClient, openWorkbench, readDemo } from '../main/service/index.js';
 import { tempDir } from '../test/support/paths.js';
 import { fmt, percentiles } from './stats.js';
@@ -85,5 +88,20 @@ export async function benchResults(root: string): Promise<void> {
     console.log(`| getRunSample | ${name} | - | ${fmt(d.p50)} | ${fmt(d.p99)} | ${fmt(d.max, 1)} | ${detail.length} |`);
   }
   await transport.close();
+
+  // What a run's manifest pays for the model's sha-256: the whole file the first time, a row lookup after.
+  const model = cachedTestModel('qwen2');
+  const hashes = new ModelRepository(wb.store);
+  const t1 = performance.now();
+  cachedSha256(model, hashes);
+  const cold = performance.now() - t1;
+  const warm: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const t = performance.now();
+    cachedSha256(model, hashes);
+    warm.push(performance.now() - t);
+  }
+  const size = fs.statSync(model).size / 2 ** 20;
+  console.log(`\nmodel sha-256 (${size.toFixed(1)} MiB file): first ${fmt(cold, 1)} ms (reads it), cached p50 ${fmt(percentiles(warm).p50, 3)} ms (path, size, mtime)`);
   await wb.shutdown();
 }
