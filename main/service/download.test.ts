@@ -103,6 +103,7 @@ function downloadSuite(name: string, setup: (wb: Workbench) => Promise<{ client:
 
     it('refuses a source that is neither a URL nor an hf: reference, and a URL that serves nothing', async () => {
       await expect(client.downloadModel({ source: '/tmp/model.gguf' })).rejects.toMatchObject({ code: 'bad_input', message: 'download source must be an http(s) URL or an hf: reference, not "/tmp/model.gguf"' });
+      await expect(client.downloadModel({ source: served.url, filename: '../escape.gguf' })).rejects.toMatchObject({ code: 'bad_input', message: 'download file name must be a plain file name inside the models folder, not "../escape.gguf"' });
       const missing = await client.downloadModel({ source: served.url.replace('test-model', 'missing') });
       for (let i = 0; i < 200 && (await client.listDownloads({})).find((d) => d.id === missing.id)?.status === 'downloading'; i++) await new Promise((r) => setTimeout(r, 50));
       expect((await client.listDownloads({})).find((d) => d.id === missing.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/Status code: 404/) });
