@@ -4,6 +4,7 @@ import { WapiiError } from '../api/result.js';
 import type { GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
+import { emptySubsetMessage, selectSubset } from '../service/runPlan.js';
 import type { z } from 'zod';
 import type { CliIo } from './program.js';
 import { percent } from './scoring.js';
@@ -46,17 +47,21 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     io.stderr(`resuming run ${runId}: ${summary.done} outputs stored, ${summary.total - summary.done} to generate\n`);
   } else {
     if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
+    const subset = {
+      ...(opts['limit'] !== undefined ? { limit: int('--limit', str('limit'), 1) } : {}),
+      ...(opts['api'] !== undefined ? { apis: str('api').split(',') } : {}),
+      ...(opts['review'] !== undefined ? { reviewStates: str('review').split(',') as ('accepted' | 'fixed' | 'unreviewed' | 'rejected')[] } : {}),
+    };
+    // Checked before the model joins the library, so a wrong subset writes nothing at all.
+    const all = wb.store.listSamples(dataset.id);
+    if (selectSubset(all, subset).length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, subset));
     const model: z.input<typeof StartRunInputSchema>['model'] = opts['model']
       ? { modelId: (await client.addModel({ path: str('model') })).id }
       : { remote: { url: str('remote'), model: str('remoteModel') } };
     const input: z.input<typeof StartRunInputSchema> = {
       datasetId: dataset.id,
       model,
-      subset: {
-        ...(opts['limit'] !== undefined ? { limit: int('--limit', str('limit'), 1) } : {}),
-        ...(opts['api'] !== undefined ? { apis: str('api').split(',') } : {}),
-        ...(opts['review'] !== undefined ? { reviewStates: str('review').split(',') as ('accepted' | 'fixed' | 'unreviewed' | 'rejected')[] } : {}),
-      },
+      subset,
       setup: str('setup') as 'full' | 'argument',
       setting: str('setting') as 'unconstrained' | 'constrained',
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi, WorkbenchEvent } from '../api/contract.js';
@@ -198,6 +200,13 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       const sample = await s.client.getRunSample({ runId, index: 0 });
       expect(sample.prompt).toContain('axios');
       expect(sample.generation?.tokens).toBeGreaterThan(0);
+      // The token trace and the constraint's interventions reach the inspector: a random model at an
+      // 8-token limit is overruled and its open invocation closed.
+      const generated = await Promise.all([0, 1, 2].map((index) => s.client.getRunSample({ runId, index })));
+      for (const g of generated) expect(g.generation?.trace).toHaveLength(g.generation!.tokens);
+      const interventions = generated.flatMap((g) => g.generation!.interventions);
+      expect(interventions.length).toBeGreaterThan(0);
+      for (const i of interventions) if (i.kind === 'closed') expect(generated.some((g) => g.code.includes(i.text))).toBe(true);
       expect((await s.client.listModels({}))[0]?.sha256).toBe(run.manifest?.['modelSha256']);
 
       // Editing a sample afterwards changes neither the run's report nor its snapshot; the run says so.
@@ -210,6 +219,85 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect(after.datasetChanges).toEqual([{ sampleId: first!.id, index: 0, change: 'edited' }]);
       expect((await s.client.getRunSample({ runId, index: 0 })).task).toBe(first!.task);
     }, 300_000);
+
+    it('scans a models folder, removes a model, deletes a run', async () => {
+      const folder = tempDir('wapii-models-');
+      fs.copyFileSync(cachedTestModel('llama-spm'), path.join(folder, 'spm.gguf'));
+      fs.writeFileSync(path.join(folder, 'broken.gguf'), 'not a model');
+      const scan = await s.client.scanModels({ folder });
+      expect(scan.added.map((m) => m.name)).toEqual(['spm']);
+      expect(scan.skipped).toEqual([{ path: path.join(folder, 'broken.gguf'), reason: 'broken.gguf is not a GGUF model file (it does not start with the GGUF magic bytes)' }]);
+      expect((await s.client.scanModels({ folder })).added).toEqual([]);
+      await expect(s.client.scanModels({ folder: path.join(folder, 'nope') })).rejects.toMatchObject({ code: 'bad_input', message: `models folder not found: ${path.join(folder, 'nope')}` });
+      expect(await s.client.removeModel({ modelId: scan.added[0]!.id })).toEqual({ removed: true });
+      expect((await s.client.listModels({})).map((m) => m.name)).toEqual(['qwen2-L2-D64-S1']);
+      const demoRun = (await s.client.listRuns({}))[0]!;
+      expect(await s.client.deleteRun({ runId: demoRun.id })).toEqual({ deleted: true });
+      await expect(s.client.getRun({ runId: demoRun.id })).rejects.toMatchObject({ code: 'not_found', message: `run ${demoRun.id} does not exist` });
+    });
+
+    it('queues the paper\'s grid on one model load; cancelling the running run leaves the queued ones going', async () => {
+      const [model] = await s.client.listModels({});
+      const loads = s.workbench.service.evaluation.jobs.modelLoads;
+      const grid: number[] = [];
+      for (const setup of ['full', 'argument'] as const) {
+        for (const setting of ['unconstrained', 'constrained'] as const) {
+          grid.push((await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: setting === 'unconstrained' && setup === 'full' ? 6 : 1 }, setup, setting, sampling: { maxTokens: 6 } })).runId);
+        }
+      }
+      expect((await s.client.listRuns({})).filter((r) => grid.includes(r.id)).map((r) => r.status)).toEqual(['running', 'queued', 'queued', 'queued']);
+      await until(async () => (await s.client.getRun({ runId: grid[0]! })).done >= 1);
+      expect((await s.client.cancelRun({ runId: grid[0]! })).status).toBe('cancelled');
+      await until(async () => (await s.client.getRun({ runId: grid[3]! })).status === 'finished');
+      expect((await s.client.listRuns({})).filter((r) => grid.includes(r.id)).map((r) => [r.status, r.setup, r.setting])).toEqual([
+        ['cancelled', 'full', 'unconstrained'],
+        ['finished', 'full', 'constrained'],
+        ['finished', 'argument', 'unconstrained'],
+        ['finished', 'argument', 'constrained'],
+      ]);
+      expect(s.workbench.service.evaluation.jobs.modelLoads - loads).toBe(1);
+    }, 300_000);
+
+    it('runs on a remote OpenAI-compatible server; failed outputs are marked, and resume with retryErrors regenerates only them', async () => {
+      const samples = await s.client.listSamples({ datasetId });
+      const failing = new Set([samples[1]!.task]);
+      const prompts: string[] = [];
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          const prompt = (JSON.parse(body) as { prompt: string }).prompt;
+          prompts.push(prompt);
+          if ([...failing].some((t) => prompt.includes(t))) {
+            res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'model is loading' } }));
+            return;
+          }
+          const completion = "get('https://api.harbor.example/v2/me', { headers: { Authorization: 'Bearer <token>' } });\n";
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ choices: [{ text: completion, finish_reason: 'stop' }], usage: { completion_tokens: 21 } }));
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const { runId } = await s.client.startRun({ datasetId, model: { remote: { url, model: 'fake' } }, subset: { limit: 3 } });
+        await until(async () => (await s.client.getRun({ runId })).status === 'finished');
+        const errored = await s.client.listRunSamples({ runId, filter: { errored: true } });
+        expect(errored.rows.map((r) => [r.index, r.sample_verdict, r.error])).toEqual([[1, null, expect.stringMatching(/answered 503: model is loading$/)]]);
+        expect((await s.client.getRunSample({ runId, index: 0 })).sample_verdict).toBe('correct');
+        const first = await s.client.getRun({ runId });
+        expect(first.statistics?.['samples_total']).toBe(2);
+        failing.clear();
+        const asked = prompts.length;
+        await s.client.resumeRun({ runId, retryErrors: true });
+        await until(async () => (await s.client.getRun({ runId })).status === 'finished');
+        expect(prompts.slice(asked).map((p) => p.includes(samples[1]!.task))).toEqual([true]);
+        expect((await s.client.listRunSamples({ runId, filter: { errored: true } })).total).toBe(0);
+        expect((await s.client.getRun({ runId })).statistics?.['samples_total']).toBe(3);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    }, 120_000);
 
     it('cancels a run keeping its finished outputs, and resumes it without regenerating them', async () => {
       const [model] = await s.client.listModels({});
@@ -224,7 +312,11 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect(['queued', 'running']).toContain((await s.client.resumeRun({ runId })).status);
       await until(async () => (await s.client.getRun({ runId })).status === 'finished');
       expect((await s.client.getRun({ runId })).done).toBe(5);
-      for (const k of kept) expect(await s.client.getRunSample({ runId, index: k.index })).toEqual(k);
+      const output = ({ previous: _p, next: _n, ...rest }: Awaited<ReturnType<WorkbenchApi['getRunSample']>>): object => rest;
+      for (const k of kept) expect(output(await s.client.getRunSample({ runId, index: k.index }))).toEqual(output(k));
+      // The model's measured pace now feeds the New run page's estimate.
+      const preview = await s.client.previewRun({ datasetId, model: { modelId: model!.id }, subset: { limit: 4 }, sampling: { maxTokens: 10 } });
+      expect(preview.estimate).toMatch(/^4 outputs, up to 40 generated tokens: at most about \d+ s at \d+ tokens\/s$/);
     }, 300_000);
   });
 }

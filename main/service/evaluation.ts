@@ -151,7 +151,8 @@ export class EvaluationService implements EvaluationHandlers {
   previewRun = async (input: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => {
     const { samples } = this.plan(input);
     const outputs = samples.length * input.sampling.n;
-    return { samples: samples.length, outputs, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, undefined) };
+    const rate = 'modelId' in input.model ? this.jobs.tokensPerSecond(this.library.model(input.model.modelId).path) : undefined;
+    return { samples: samples.length, outputs, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
   };
 
   startRun = async (input: Parsed<'startRun'>): Promise<Output<'startRun'>> => {
@@ -190,6 +191,7 @@ export class EvaluationService implements EvaluationHandlers {
     const run = this.results.run(input.runId);
     if (run.kind !== 'generation') throw new WapiiError('conflict', `run ${run.id} scored imported code; only generation runs can be resumed`);
     if (this.jobs.isQueuedOrActive(run.id)) throw new WapiiError('conflict', `run ${run.id} is already ${run.status}`);
+    if (run.datasetId === null) throw new WapiiError('conflict', `run ${run.id} was made on a dataset file; resume it with \`wapii run --dataset ${run.dataset} --specs <dir> --resume ${run.id}\``);
     const resumable = ['cancelled', 'interrupted', 'failed'].includes(run.status) || (run.status === 'finished' && input.retryErrors);
     if (!resumable) throw new WapiiError('conflict', `run ${run.id} is ${run.status}; only cancelled, interrupted or failed runs resume (a finished one with retryErrors)`);
     if (run.model?.modelId !== undefined) {

@@ -41,13 +41,25 @@ const PROGRESS_INTERVAL_MS = 250;
  */
 export class RunJobs {
   private readonly queue: QueuedRun[] = [];
-  private active: { runId: number; controller: AbortController; stopAs: 'cancelled' | 'interrupted' } | undefined;
+  private active: { runId: number; controller: AbortController; stopAs: 'cancelled' | 'interrupted'; stopped: Promise<void> } | undefined;
   private readonly live = new Map<number, RunProgressValue>();
   private loaded: { file: string; runtime: Runtime } | undefined;
   private pumping: Promise<void> | undefined;
   private closed = false;
+  private readonly rates = new Map<string, number>();
+  private loads = 0;
 
   constructor(private readonly ctx: JobsContext) {}
+
+  /** How many times a model was loaded in this process (queued runs on the same file share one load). */
+  get modelLoads(): number {
+    return this.loads;
+  }
+
+  /** Tokens/s last measured on a model file in this process, for the New run page's estimate. */
+  tokensPerSecond(file: string): number | undefined {
+    return this.rates.get(file);
+  }
 
   progress(runId: number): RunProgressValue | null {
     return this.live.get(runId) ?? null;
@@ -88,7 +100,8 @@ export class RunJobs {
     if (this.active?.runId === runId) {
       this.active.stopAs = 'cancelled';
       this.active.controller.abort();
-      await this.idle();
+      // Only this run: the runs queued after it go on.
+      await this.active.stopped;
     }
   }
 
@@ -133,6 +146,7 @@ export class RunJobs {
     await this.unload();
     const runtime = await loadRuntime(file, { gpu: this.ctx.gpu ?? 'auto', ...(this.ctx.threads ? { threads: this.ctx.threads } : {}), sha256: (f) => this.ctx.library.sha256(f) });
     this.loaded = { file, runtime };
+    this.loads++;
     return runtime;
   }
 
@@ -161,7 +175,8 @@ export class RunJobs {
     const run = this.ctx.runs.get(runId);
     if (!run) return;
     const controller = new AbortController();
-    this.active = { runId, controller, stopAs: 'cancelled' };
+    let markStopped = (): void => undefined;
+    this.active = { runId, controller, stopAs: 'cancelled', stopped: new Promise<void>((r) => (markStopped = r)) };
     this.setStatus(runId, 'running', { error: null });
     const inputs = this.ctx.runs.inputs(runId);
     const sampleIds = new Map(inputs.map((i) => [i.index, i.sampleId]));
@@ -178,6 +193,7 @@ export class RunJobs {
         current: p.current ? { index: p.current.index, api: p.current.api, sampleId: sampleIds.get(p.current.index) ?? null } : null,
       };
       this.live.set(runId, value);
+      if (run.model?.path && p.tokens > 0) this.rates.set(run.model.path, p.tokensPerSecond);
       this.ctx.onProgress?.(runId, p);
       this.ctx.results.invalidate(runId);
       const now = performance.now();
@@ -220,6 +236,7 @@ export class RunJobs {
       await backend?.[Symbol.asyncDispose]();
       this.live.delete(runId);
       this.active = undefined;
+      markStopped();
     }
   }
 }

@@ -150,6 +150,10 @@ export class ModelLibrary {
   async downloadModel(input: Parsed<'downloadModel'>): Promise<Download> {
     const source = input.source.trim();
     if (!/^(https?:\/\/|hf:)/.test(source)) throw new WapiiError('bad_input', `download source must be an http(s) URL or an hf: reference, not "${source}"`);
+    // The file lands in the models folder, nowhere else.
+    if (input.filename !== undefined && (input.filename !== path.basename(input.filename) || input.filename.startsWith('.'))) {
+      throw new WapiiError('bad_input', `download file name must be a plain file name inside the models folder, not "${input.filename}"`);
+    }
     const running = [...this.downloads.values()].find((d) => d.info.source === source && d.info.status === 'downloading');
     if (running) return running.info;
     fs.mkdirSync(this.options.folder, { recursive: true });
@@ -204,7 +208,9 @@ export class ModelLibrary {
     if (active.info.status !== 'downloading') return active.info;
     active.controller.abort();
     await active.downloader?.cancel({ deleteTempFile: false });
-    await active.done;
+    // The downloader settles its promise on cancel; a stalled connection must not hold the caller.
+    await Promise.race([active.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    if (active.info.status === 'downloading') active.info = { ...active.info, status: 'cancelled' };
     return active.info;
   }
 

@@ -148,9 +148,8 @@ export class RunResults {
   }
 
   /** Which of the run's samples changed in the stored dataset since the run took them. */
-  private datasetChanges(run: RunRow): RunDetail['datasetChanges'] {
+  private datasetChanges(run: RunRow, current = run.datasetId === null ? undefined : this.ctx.currentSamples(run.datasetId)): RunDetail['datasetChanges'] {
     if (run.datasetId === null) return [];
-    const current = this.ctx.currentSamples(run.datasetId);
     const changes: RunDetail['datasetChanges'] = [];
     for (const input of this.ctx.runs.inputs(run.id)) {
       if (!input.sampleId) continue;
@@ -189,7 +188,13 @@ export class RunResults {
   }
 
   listRuns(): Output<'listRuns'> {
-    return this.ctx.runs.list().map((r) => this.summary(r));
+    // Each dataset's current state is read once for all its runs.
+    const current = new Map<number, ReturnType<ResultsContext['currentSamples']>>();
+    return this.ctx.runs.list().map((r) => {
+      if (r.datasetId === null) return this.summary(r, false);
+      if (!current.has(r.datasetId)) current.set(r.datasetId, this.ctx.currentSamples(r.datasetId));
+      return this.summary(r, this.datasetChanges(r, current.get(r.datasetId)).length > 0);
+    });
   }
 
   async getRun(runId: number): Promise<RunDetail> {
@@ -239,7 +244,7 @@ export class RunResults {
     const stored = this.ctx.runs.output(run.id, input.index, input.attempt);
     if (position === undefined || !stored) throw new WapiiError('not_found', `run ${run.id} has no output for sample ${input.index}${input.attempt ? ` (attempt ${input.attempt})` : ''}`);
     const entry = index.outputs[position]!;
-    const inputRow = this.ctx.runs.inputs(run.id).find((i) => i.index === input.index);
+    const inputRow = this.ctx.runs.input(run.id, input.index);
     const spec = inputRow?.specHash ? await this.ctx.spec(inputRow.specHash) : undefined;
     const expectedEndpoint = spec && inputRow ? resolveEndpoint(spec, inputRow.config.url, inputRow.config.method).endpoint : undefined;
     const request = stored.request === null ? null : (JSON.parse(stored.request) as { method: string; url: string; headers: Record<string, JsonValue>; params: Record<string, JsonValue>; data?: JsonValue });
@@ -274,15 +279,14 @@ export class RunResults {
             promptMs: num(generation['promptMs']),
             generateMs: num(generation['generateMs']),
             constraintMs: num(generation['constraintMs']),
-            interventions: (generation['interventions'] as RunSampleDetail['generation'] & object)['interventions'] ?? [],
+            interventions: Array.isArray(generation['interventions']) ? (generation['interventions'] as NonNullable<RunSampleDetail['generation']>['interventions']) : [],
             trace: Array.isArray(generation['trace']) ? (generation['trace'] as string[]) : null,
           }
         : null,
       console: execution?.console ?? [],
       runtimeError: execution?.error ? `${execution.error.kind}: ${execution.error.message}` : stored.error,
       overrides: this.ctx.runs
-        .overrides(run.id)
-        .filter((o) => o.sampleIndex === input.index && o.attempt === input.attempt)
+        .overrides(run.id, { index: input.index, attempt: input.attempt })
         .map((o) => ({ at: o.at, author: o.author, reason: o.reason, from: o.from as SampleVerdict, to: o.to as SampleVerdict | null })),
       previous: position > 0 ? index.outputs[position - 1]!.row.index : null,
       next: position + 1 < index.outputs.length ? index.outputs[position + 1]!.row.index : null,

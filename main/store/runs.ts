@@ -192,8 +192,13 @@ export class RunRepository {
     return this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes > 0;
   }
 
-  inputs(runId: number): RunInput[] {
-    const rows = this.db.prepare('SELECT * FROM run_inputs WHERE run_id = ? ORDER BY sample_index').all(runId) as {
+  /** A run's snapshot, or one sample of it. */
+  inputs(runId: number, index?: number): RunInput[] {
+    const rows = (
+      index === undefined
+        ? this.db.prepare('SELECT * FROM run_inputs WHERE run_id = ? ORDER BY sample_index').all(runId)
+        : this.db.prepare('SELECT * FROM run_inputs WHERE run_id = ? AND sample_index = ?').all(runId, index)
+    ) as {
       sample_index: number;
       sample_id: string | null;
       api: string;
@@ -205,6 +210,10 @@ export class RunRepository {
     return rows.map((r) => ({ index: r.sample_index, sampleId: r.sample_id, api: r.api, task: r.task, config: JSON.parse(r.config) as RequestConfig, specHash: r.spec_hash, contentHash: r.content_hash }));
   }
 
+  input(runId: number, index: number): RunInput | undefined {
+    return this.inputs(runId, index)[0];
+  }
+
   outputs(runId: number): OutputRow[] {
     return this.db.prepare('SELECT * FROM run_samples WHERE run_id = ? ORDER BY sample_index, attempt').all(runId) as OutputRow[];
   }
@@ -213,10 +222,14 @@ export class RunRepository {
     return this.db.prepare('SELECT * FROM run_samples WHERE run_id = ? AND sample_index = ? AND attempt = ?').get(runId, index, attempt) as OutputRow | undefined;
   }
 
-  overrides(runId: number): OverrideRow[] {
-    return this.db
-      .prepare('SELECT id, sample_index AS sampleIndex, attempt, at, author, reason, from_verdict AS "from", to_verdict AS "to" FROM run_overrides WHERE run_id = ? ORDER BY id')
-      .all(runId) as OverrideRow[];
+  /** A run's verdict overrides in the order made, or those of one output. */
+  overrides(runId: number, output?: { index: number; attempt: number }): OverrideRow[] {
+    const select = 'SELECT id, sample_index AS sampleIndex, attempt, at, author, reason, from_verdict AS "from", to_verdict AS "to" FROM run_overrides WHERE run_id = ?';
+    return (
+      output === undefined
+        ? this.db.prepare(`${select} ORDER BY id`).all(runId)
+        : this.db.prepare(`${select} AND sample_index = ? AND attempt = ? ORDER BY id`).all(runId, output.index, output.attempt)
+    ) as OverrideRow[];
   }
 
   addOverride(runId: number, o: Omit<OverrideRow, 'id' | 'at'>): void {
