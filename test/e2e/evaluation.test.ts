@@ -108,7 +108,11 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await ((await executable.count()) > 0 ? executable : page.locator('[data-testid=run-samples] .vrow:not(.vhead)')).first().click();
     const inspector = page.getByTestId('sample-inspector');
     await expect.poll(() => inspector.getByTestId('request-diff').isVisible()).toBe(true);
-    expect(await inspector.getByTestId('token-trace').isVisible()).toBe(true);
+    // The token trace shows every generated token (the closing text added at the limit marked apart).
+    const trace = inspector.getByTestId('token-trace');
+    const generated = Number(/^(\d+) tokens/.exec((await trace.locator('p').first().textContent()) ?? '')?.[1]);
+    expect(generated).toBeGreaterThan(0);
+    expect(await trace.locator('.tok:not(.closed)').count()).toBe(generated);
     expect(await inspector.getByTestId('code-view').isVisible()).toBe(true);
     const verdicts = await inspector.locator('[data-testid=argument-verdicts] tr[data-verdict]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict')));
     expect(verdicts.length).toBeGreaterThan(0);

@@ -3,7 +3,13 @@ import type { Intervention, RunSampleDetail } from '../api.js';
 type Generation = NonNullable<RunSampleDetail['generation']>;
 type Replaced = Extract<Intervention, { kind: 'replaced' }>;
 
-const visible = (text: string): string => text.replace(/\n/g, '↵\n').replace(/\t/g, '⇥');
+/** Whitespace made visible: a space is `·`, a long run of spaces `␣×12`, a newline `↵`, a tab `⇥`. */
+const visible = (text: string): string =>
+  text
+    .replace(/ {4,}/g, (run) => `␣×${run.length}`)
+    .replace(/ /g, '·')
+    .replace(/\n/g, '↵\n')
+    .replace(/\t/g, '⇥');
 const prob = (p: number | null): string => (p === null ? 'outside top 64' : `p ${p.toFixed(2)}`);
 
 /**
