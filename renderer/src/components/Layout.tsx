@@ -3,6 +3,8 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useNotices } from '../notices.js';
 import { useShortcuts, useShortcutRegistry } from './shortcuts.js';
 
+const KEY_NAMES: Record<string, string> = { ArrowDown: '↓', ArrowUp: '↑', Escape: 'Esc', Enter: '↵ Enter', ' ': 'Space' };
+
 export interface NavItem {
   readonly to: string;
   readonly label: string;
@@ -72,7 +74,7 @@ function ShortcutsHelp({ onClose }: { onClose: () => void }): React.JSX.Element 
                   <div key={s.keys}>
                     <dt>
                       {s.keys.split(' ').map((k, i) => (
-                        <kbd key={i}>{k === ' ' ? 'Space' : k}</kbd>
+                        <kbd key={i}>{KEY_NAMES[k] ?? k}</kbd>
                       ))}
                     </dt>
                     <dd>{s.description}</dd>

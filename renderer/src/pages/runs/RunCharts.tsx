@@ -72,17 +72,17 @@ export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.
     (['samples_correct_wrt_total', 'samples_illegal_wrt_executable'] as const).map((key) => {
       const u = c.unconstrained ? statistic(c.unconstrained.statistics, key) : null;
       const k = c.constrained ? statistic(c.constrained.statistics, key) : null;
+      const gain = u !== null && k !== null ? ` ${signedPoints(k - u)}` : '';
       return {
-        name: `${c.setup === 'full' ? 'full' : 'argument'} · ${key.includes('correct') ? 'correct (t)' : 'illegal (e)'}`,
+        name: `${c.setup === 'full' ? 'full' : 'argument'} · ${key.includes('correct') ? 'correct (t)' : 'illegal (e)'}${gain}`,
         unconstrained: u === null ? null : u * 100,
         constrained: k === null ? null : k * 100,
-        gain: u !== null && k !== null ? signedPoints(k - u) : '',
       };
     }),
   );
   return (
     <figure className="chart" data-testid="chart-grid">
-      <figcaption>Unconstrained vs constrained (gain of constrained decoding above each pair)</figcaption>
+      <figcaption>Unconstrained vs constrained (the gain of constrained decoding under each pair)</figcaption>
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={data} margin={{ top: 20, right: 8, left: 0, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
@@ -91,9 +91,7 @@ export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.
           <Tooltip formatter={pct} />
           <Legend />
           <Bar dataKey="unconstrained" fill={COLORS.unconstrained} isAnimationActive={false} />
-          <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false}>
-            <LabelList dataKey="gain" position="top" style={{ fontSize: 11 }} />
-          </Bar>
+          <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </figure>
