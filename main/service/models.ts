@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createModelDownloader, type ModelDownloader } from 'node-llama-cpp';
 import type { Output, Parsed } from '../api/contract.js';
 import type { Download, Model } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { cachedSha256, inspectModel, isGgufFile, parametersLabel, type MemoryState, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
+import { cachedSha256, inspectModel, isGgufFile, parametersLabel, startModelDownload, type MemoryState, type ModelDownload, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
 import type { ModelRepository, ModelRow } from '../store/models.js';
 
 export interface ModelLibraryOptions {
@@ -18,7 +17,7 @@ export interface ModelLibraryOptions {
 
 interface ActiveDownload {
   info: Download;
-  downloader?: ModelDownloader;
+  downloader?: ModelDownload;
   controller: AbortController;
   done: Promise<void>;
 }
@@ -143,10 +142,7 @@ export class ModelLibrary {
     return [...this.downloads.values()].find((d) => d.info.status === 'downloading' && d.info.file === file)?.info;
   }
 
-  /**
-   * Downloads with node-llama-cpp's downloader (ipull: parallel connections, resumable); a
-   * cancelled download keeps its partial file, and asking again for the same source resumes it.
-   */
+  /** Downloads into the models folder (main/generation/download.ts); asking again for a cancelled source resumes it. */
   async downloadModel(input: Parsed<'downloadModel'>): Promise<Download> {
     const source = input.source.trim();
     if (!/^(https?:\/\/|hf:)/.test(source)) throw new WapiiError('bad_input', `download source must be an http(s) URL or an hf: reference, not "${source}"`);
@@ -157,41 +153,34 @@ export class ModelLibrary {
     const running = [...this.downloads.values()].find((d) => d.info.source === source && d.info.status === 'downloading');
     if (running) return running.info;
     fs.mkdirSync(this.options.folder, { recursive: true });
-    let downloader: ModelDownloader;
+    let downloader: ModelDownload;
     try {
-      downloader = await createModelDownloader({
-        modelUri: source,
-        dirPath: this.options.folder,
-        ...(input.filename ? { fileName: input.filename } : {}),
-        skipExisting: true,
-        deleteTempFileOnCancel: false,
-        showCliProgress: false,
-      });
+      downloader = await startModelDownload({ source, folder: this.options.folder, ...(input.filename ? { fileName: input.filename } : {}) });
     } catch (error) {
       throw new WapiiError('bad_input', `cannot download ${source}: ${(error as Error).message.split('\n')[0]}`);
     }
     const id = randomBytes(6).toString('hex');
     const controller = new AbortController();
-    const info: Download = { id, source, file: downloader.entrypointFilePath, status: 'downloading', downloadedBytes: downloader.downloadedSize, totalBytes: downloader.totalSize, modelId: null, error: null };
+    const info: Download = { id, source, file: downloader.file, status: 'downloading', downloadedBytes: downloader.downloadedBytes(), totalBytes: downloader.totalBytes(), modelId: null, error: null };
     const active: ActiveDownload = { info, downloader, controller, done: Promise.resolve() };
     const report = (message?: string): void =>
       this.options.emit({ type: 'downloadProgress', downloadId: id, status: active.info.status, downloadedBytes: active.info.downloadedBytes, totalBytes: active.info.totalBytes, ...(message ? { message } : {}) });
     let last = 0;
     active.done = (async () => {
       const timer = setInterval(() => {
-        active.info = { ...active.info, downloadedBytes: downloader.downloadedSize, totalBytes: downloader.totalSize };
+        active.info = { ...active.info, downloadedBytes: downloader.downloadedBytes(), totalBytes: downloader.totalBytes() };
         if (active.info.downloadedBytes !== last) report();
         last = active.info.downloadedBytes;
       }, 250);
       try {
-        const file = await downloader.download({ signal: controller.signal });
-        active.info = { ...active.info, file, downloadedBytes: downloader.totalSize, totalBytes: downloader.totalSize };
+        const file = await downloader.download(controller.signal);
+        active.info = { ...active.info, file, downloadedBytes: downloader.totalBytes(), totalBytes: downloader.totalBytes() };
         const model = await this.addModel({ path: file, source });
         active.info = { ...active.info, status: 'finished', modelId: model.id };
         report();
       } catch (error) {
         const cancelled = controller.signal.aborted;
-        active.info = { ...active.info, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: downloader.downloadedSize, error: cancelled ? null : (error as Error).message.split('\n')[0] ?? 'download failed' };
+        active.info = { ...active.info, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: downloader.downloadedBytes(), error: cancelled ? null : (error as Error).message.split('\n')[0] ?? 'download failed' };
         report(active.info.error ?? undefined);
       } finally {
         clearInterval(timer);
@@ -207,7 +196,7 @@ export class ModelLibrary {
     if (!active) throw new WapiiError('not_found', `download ${downloadId} does not exist`);
     if (active.info.status !== 'downloading') return active.info;
     active.controller.abort();
-    await active.downloader?.cancel({ deleteTempFile: false });
+    await active.downloader?.cancel();
     // The downloader settles its promise on cancel; a stalled connection must not hold the caller.
     await Promise.race([active.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
     if (active.info.status === 'downloading') active.info = { ...active.info, status: 'cancelled' };
