@@ -8,6 +8,23 @@ import {
   SampleFilterSchema,
   SampleSchema,
 } from './schemas.js';
+import {
+  CompareResultSchema,
+  DownloadSchema,
+  DOWNLOAD_STATUSES,
+  EXPORT_FORMATS,
+  ModelSchema,
+  RUN_SAMPLE_SORTS,
+  RunDetailSchema,
+  RunProgressSchema,
+  RunSampleDetailSchema,
+  RunSampleFilterSchema,
+  RunSampleRowSchema,
+  RunStatusSchema,
+  RunSummarySchema,
+  SampleVerdictSchema,
+  StartRunInputSchema,
+} from './evaluation.js';
 
 /** A file handed to the service by content, so the same call works from the CLI, Electron and a browser. */
 export const FileInputSchema = z.object({ filename: z.string().min(1), content: z.string() });
@@ -36,6 +53,21 @@ export type ProgressEvent = z.infer<typeof ProgressEventSchema>;
 export const WorkbenchEventSchema = z.discriminatedUnion('type', [
   ProgressEventSchema,
   z.object({ type: z.literal('datasetsChanged') }),
+  /** A run's progress, at most a few times a second while it generates. */
+  RunProgressSchema.extend({ type: z.literal('runProgress'), runId: z.number().int() }),
+  /** A run changed status (queued → running → finished | cancelled | interrupted | failed). */
+  z.object({ type: z.literal('runStatus'), runId: z.number().int(), status: RunStatusSchema, message: z.string().optional() }),
+  /** Runs were added, deleted, or a verdict was overridden: lists should reload. */
+  z.object({ type: z.literal('runsChanged') }),
+  z.object({ type: z.literal('modelsChanged') }),
+  z.object({
+    type: z.literal('downloadProgress'),
+    downloadId: z.string(),
+    status: z.enum(DOWNLOAD_STATUSES),
+    downloadedBytes: z.number(),
+    totalBytes: z.number(),
+    message: z.string().optional(),
+  }),
 ]);
 export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 
@@ -72,6 +104,65 @@ export const contract = {
     output: SampleDetailSchema,
   },
   undoEdit: { input: SampleRef, output: SampleDetailSchema },
+
+  // --- models (main/service/models.ts) ---
+  listModels: { input: z.object({}), output: z.array(ModelSchema) },
+  /** Adds a GGUF file by path (Electron: from a file dialog; serve: a path on the server). */
+  addModel: { input: z.object({ path: z.string().min(1) }), output: ModelSchema },
+  /** Adds every GGUF file in a folder (default: the configured models folder) not yet in the library. */
+  scanModels: {
+    input: z.object({ folder: z.string().min(1).optional() }),
+    output: z.object({ folder: z.string(), added: z.array(ModelSchema), skipped: z.array(z.object({ path: z.string(), reason: z.string() })) }),
+  },
+  removeModel: { input: z.object({ modelId: z.number().int() }), output: z.object({ removed: z.boolean() }) },
+  /** Starts (or resumes) a download from a URL or an `hf:` reference into the models folder; progress comes as downloadProgress events. */
+  downloadModel: { input: z.object({ source: z.string().min(1), filename: z.string().min(1).optional() }), output: DownloadSchema },
+  cancelDownload: { input: z.object({ downloadId: z.string() }), output: DownloadSchema },
+  listDownloads: { input: z.object({}), output: z.array(DownloadSchema) },
+
+  // --- runs (main/service/runs.ts, main/service/jobs.ts) ---
+  /** What startRun would do: samples after the subset, outputs, and a one-line estimate; refuses what startRun refuses. */
+  previewRun: {
+    input: StartRunInputSchema,
+    output: z.object({ samples: z.number().int(), outputs: z.number().int(), apis: z.array(z.string()), estimate: z.string() }),
+  },
+  /** Queues a run; it starts when the runs before it are done. */
+  startRun: { input: StartRunInputSchema, output: z.object({ runId: z.number().int() }) },
+  /** Stops a queued or running run; finished outputs are kept. */
+  cancelRun: { input: z.object({ runId: z.number().int() }), output: RunSummarySchema },
+  /** Queues a cancelled or interrupted run again; stored outputs are not regenerated (errored ones are with retryErrors). */
+  resumeRun: { input: z.object({ runId: z.number().int(), retryErrors: z.boolean().default(false) }), output: RunSummarySchema },
+  listRuns: { input: z.object({}), output: z.array(RunSummarySchema) },
+  getRun: { input: z.object({ runId: z.number().int() }), output: RunDetailSchema },
+  deleteRun: { input: z.object({ runId: z.number().int() }), output: z.object({ deleted: z.boolean() }) },
+  listRunSamples: {
+    input: z.object({
+      runId: z.number().int(),
+      filter: RunSampleFilterSchema.default({}),
+      sort: z.object({ by: z.enum(RUN_SAMPLE_SORTS), dir: z.enum(['asc', 'desc']).default('asc') }).default({ by: 'index', dir: 'asc' }),
+      offset: z.number().int().min(0).default(0),
+      limit: z.number().int().min(1).max(100_000).default(1000),
+    }),
+    output: z.object({ total: z.number().int(), rows: z.array(RunSampleRowSchema) }),
+  },
+  getRunSample: { input: z.object({ runId: z.number().int(), index: z.number().int(), attempt: z.number().int().default(0) }), output: RunSampleDetailSchema },
+  compareRuns: {
+    input: z.object({
+      baselineId: z.number().int(),
+      runIds: z.array(z.number().int()).min(1),
+      changedOnly: z.boolean().default(false),
+      offset: z.number().int().min(0).default(0),
+      limit: z.number().int().min(1).max(100_000).default(1000),
+    }),
+    output: CompareResultSchema,
+  },
+  /** Overrides a sample's verdict in a run (null restores the scorer's); history kept, statistics recomputed. */
+  overrideVerdict: {
+    input: z.object({ runId: z.number().int(), index: z.number().int(), attempt: z.number().int().default(0), verdict: SampleVerdictSchema.nullable(), reason: z.string().min(1) }),
+    output: RunSampleDetailSchema,
+  },
+  /** csv/json: the samples (reference names); markdown/latex: the headline tables; codes: `NNNN_code.js` per sample. */
+  exportRun: { input: z.object({ runId: z.number().int(), format: z.enum(EXPORT_FORMATS) }), output: z.object({ files: z.record(z.string(), z.string()) }) },
 } as const;
 
 export type Contract = typeof contract;

@@ -1,3 +1,4 @@
 export * from './contract.js';
 export * from './schemas.js';
 export * from './result.js';
+export * from './evaluation.js';

@@ -55,7 +55,14 @@ async function main(): Promise<void> {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  app.on('will-quit', () => workbench.store.close());
+  // A run still generating stops as interrupted (resumable) and the model is unloaded before the database closes.
+  let quitting = false;
+  app.on('will-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    void workbench.shutdown().finally(() => app.exit());
+  });
 }
 
 void main();

@@ -5,13 +5,15 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
-import { BUNDLED_VOCABULARIES, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
+import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
 import { PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
 import { executeRun, reportOf, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
 import { sha256, type StoredRun } from '../store/index.js';
+import { ModelRepository } from '../store/models.js';
 import { readFileInput, readSpecDir } from './files.js';
+import { runOnStoredDataset } from './runs.js';
 import type { CliIo } from './program.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
@@ -97,8 +99,10 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--model <file.gguf>', 'local GGUF model (node-llama-cpp)')
     .option('--remote <url>', 'an OpenAI-compatible completions server instead (llama-server, vLLM)')
     .option('--remote-model <name>', 'model name to send to the remote server', 'default')
-    .requiredOption('--dataset <file>', 'dataset JSON file')
-    .requiredOption('--specs <dir>', 'spec folder (<api>.yaml|json)')
+    .requiredOption('--dataset <file|id|name>', 'a stored dataset (id or name), or a dataset JSON file with --specs')
+    .option('--specs <dir>', 'spec folder (<api>.yaml|json) of a dataset file')
+    .option('--api <apis>', 'stored dataset: only these APIs (comma-separated)')
+    .option('--review <states>', 'stored dataset: only samples in these review states (e.g. accepted,fixed)')
     .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).default('full'))
     .addOption(new Option('--setting <setting>', 'decode freely or constrained by the spec').choices(['unconstrained', 'constrained']).default('unconstrained'))
     .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
@@ -119,6 +123,12 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--json', 'print the run\'s report as `wapii report --json` does, plus "run": <id>')
     .action(async (opts: Record<string, string | boolean | undefined>) => {
       const str = (k: string): string => String(opts[k]);
+      const draw = (p: RunProgress): void => {
+        if (io.isTTY) io.stderr(`\r${progressLine(p)}\x1b[K`);
+        else if (p.done === p.total || p.done % Math.max(1, Math.ceil(p.total / 20)) === 0) io.stderr(`${progressLine(p)}\n`);
+      };
+      // Without --specs the dataset is a stored one: the service's job queue runs it, as in the app.
+      if (opts['specs'] === undefined) return runOnStoredDataset(program, io, opts, draw, reportText);
       if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
       if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
       const setup = str('setup') as Setup;
@@ -144,7 +154,12 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         if (!fs.existsSync(modelFile)) throw new WapiiError('bad_input', `model file not found: ${modelFile}`);
         let runtime;
         try {
-          runtime = await loadRuntime(modelFile, { gpu: str('gpu') as GpuChoice, ...(opts['threads'] ? { threads: positiveInt('--threads', str('threads')) } : {}) });
+          // The manifest's model hash goes through the database's hash cache: a multi-GB file is hashed once.
+          const sha256 = (file: string): string => {
+            using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+            return cachedSha256(file, new ModelRepository(wb.store));
+          };
+          runtime = await loadRuntime(modelFile, { gpu: str('gpu') as GpuChoice, sha256, ...(opts['threads'] ? { threads: positiveInt('--threads', str('threads')) } : {}) });
         } catch (error) {
           throw new WapiiError('bad_input', (error as Error).message);
         }
@@ -165,10 +180,6 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         versions: { node: process.version, ...packageVersions() },
       };
       const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), n, seed, ...sampling, parallel, limit: samples.length };
-      const draw = (p: RunProgress): void => {
-        if (io.isTTY) io.stderr(`\r${progressLine(p)}\x1b[K`);
-        else if (p.done === p.total || p.done % Math.max(1, Math.ceil(p.total / 20)) === 0) io.stderr(`${progressLine(p)}\n`);
-      };
       let result;
       try {
         using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });

@@ -10,6 +10,7 @@ import { hostWarning, resolveServeToken, TOKEN_ENV } from './serveAccess.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
+import { registerRunsCommand } from './runs.js';
 import { registerScoringCommands } from './scoring.js';
 import { formatTable } from './table.js';
 
@@ -166,14 +167,19 @@ export function buildProgram(io: CliIo): Command {
     .option('--token <token>', `access token (default: $${TOKEN_ENV}, else random; visible in the process list, prefer --token-file)`)
     .option('--token-file <file>', 'read the access token from the first line of this file')
     .option('--no-demo', 'do not import the demo dataset into an empty database')
-    .action(async (opts: { host: string; port: string; token?: string; tokenFile?: string; demo: boolean }) => {
+    .option('--models <dir>', 'the models folder that scans look in and downloads go to (default: $WAPII_MODELS, else beside the database)')
+    .action(async (opts: { host: string; port: string; token?: string; tokenFile?: string; demo: boolean; models?: string }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WapiiError('bad_input', `--port must be a number from 0 to 65535, not "${opts.port}"`);
       const token = resolveServeToken(opts, process.env, (m) => io.stderr(m + '\n'));
       const warning = hostWarning(opts.host);
       if (warning) io.stderr(warning + '\n');
       // Imports parse and check on a worker thread, so the server keeps answering meanwhile.
-      const wb = (workbench ??= openWorkbench({ db: program.opts<{ db?: string }>().db, prepare: prepareInWorker }));
+      const wb = (workbench ??= openWorkbench({
+        db: program.opts<{ db?: string }>().db,
+        prepare: prepareInWorker,
+        ...(opts.models ? { evaluation: { modelsFolder: path.resolve(opts.models) } } : {}),
+      }));
       if (opts.demo) unwrap(await wb.service.seedIfEmpty(readDemo(APP_ROOT)));
       const transport = await startHttpTransport({
         call: (method, input) => callMethod(wb.service, method, input),
@@ -188,10 +194,13 @@ export function buildProgram(io: CliIo): Command {
       await (io.untilStopped?.() ?? new Promise<void>(() => undefined));
       await transport.close();
       await stopImportWorker();
+      // A run still generating stops as interrupted (resumable); the model is unloaded.
+      await wb.shutdown();
     });
 
   registerScoringCommands(program, io);
   registerGenerationCommands(program, io);
+  registerRunsCommand(program, io);
   registerConstraintCommands(program, io);
   return program;
 }

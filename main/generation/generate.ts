@@ -45,6 +45,8 @@ export interface Generation {
   readonly generateMs: number;
   /** Time spent in the constraint (check, mask, resampling) — the overhead of constrained decoding. */
   readonly constraintMs: number;
+  /** The text of each generated token, in order: the sample inspector's token trace. */
+  readonly trace?: readonly string[];
 }
 
 const TOP = 64;
@@ -182,6 +184,7 @@ export async function generate(
     promptMs,
     generateMs: performance.now() - started - promptMs,
     constraintMs,
+    trace: generated.map(textOf),
   };
 }
 

@@ -86,7 +86,7 @@ function packageVersion(): string {
  * offloaded as fit, else on the CPU with one thread per physical core. Never builds llama.cpp
  * from source (that needs a toolchain and minutes); the prebuilt binaries cover the platforms.
  */
-export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice; threads?: number } = {}): Promise<Runtime> {
+export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice; threads?: number; sha256?: (file: string) => string } = {}): Promise<Runtime> {
   if (!fs.existsSync(modelFile)) throw new Error(`model file not found: ${modelFile}`);
   const llama = await getLlama({ gpu: options.gpu === 'cpu' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
   const threads = options.threads ?? physicalCores(llama);
@@ -120,7 +120,8 @@ export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice;
     quantisation: fileType === undefined ? 'unknown' : (GgufFileType[fileType] ?? String(fileType)),
     trainContextSize: model.trainContextSize,
     modelFile,
-    modelSha256: sha256File(modelFile),
+    // The caller's hash cache when it has one (cachedSha256): loading a model must not re-read gigabytes.
+    modelSha256: (options.sha256 ?? sha256File)(modelFile),
     nodeLlamaCpp: packageVersion(),
   };
   let vocabulary: Vocabulary | undefined;

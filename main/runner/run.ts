@@ -24,6 +24,8 @@ export interface RunProgress {
   readonly tokensPerSecond: number;
   /** Seconds left at the pace so far; undefined before the first sample finishes. */
   readonly etaSeconds: number | undefined;
+  /** The sample last taken from the queue (being generated now). */
+  readonly current?: { readonly index: number; readonly api: string };
 }
 
 export interface RunPlan {
@@ -120,6 +122,7 @@ export async function executeRun(input: {
   let tokens = 0;
   const started = performance.now();
   let finishedHere = 0;
+  let current: RunSample | undefined;
   const report = (): void => {
     const elapsed = (performance.now() - started) / 1000;
     input.onProgress?.({
@@ -130,12 +133,14 @@ export async function executeRun(input: {
       tokens,
       tokensPerSecond: elapsed > 0 ? tokens / elapsed : 0,
       etaSeconds: finishedHere > 0 ? ((total - done) * elapsed) / finishedHere : undefined,
+      ...(current ? { current: { index: current.index, api: current.api } } : {}),
     });
   };
   report();
 
   const runOne = async (slot: number, item: { sample: RunSample; attempt: number }): Promise<void> => {
     const { sample, attempt } = item;
+    current = sample;
     const spec = input.specs.get(sample.api);
     const prompt = promptFor(plan.promptStyle ?? 'completion')(sample, plan.setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };

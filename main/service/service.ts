@@ -1,10 +1,13 @@
 import os from 'node:os';
-import { contract, type FileInput, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
+import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
 import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
+import { EvaluationService, type EvaluationHandlers, type EvaluationOptions } from './evaluation.js';
+import type { Demo } from './demo.js';
+import { seedDemoRuns } from './demoRuns.js';
 import { prepareDataset } from './prepare.js';
 import type { PrepareImport } from './prepareInWorker.js';
 
@@ -14,6 +17,8 @@ export interface ServiceOptions {
   readonly author?: string;
   /** How an import's files are parsed and checked (default: prepareDataset, in this thread). */
   readonly prepare?: PrepareImport;
+  /** Models, runs and results: the models folder, memory and GPU choices (main/service/evaluation.ts). */
+  readonly evaluation?: Omit<EvaluationOptions, 'store' | 'author' | 'spec' | 'emit'>;
 }
 
 type Listener = (event: WorkbenchEvent) => void;
@@ -26,11 +31,42 @@ export class WorkbenchService implements WorkbenchHandlers {
   private readonly specs = new Map<string, Promise<Result<ApiSpec>>>();
   private readonly listeners = new Set<Listener>();
 
+  /** Models, runs and results (main/service/evaluation.ts); the methods below delegate to it. */
+  readonly evaluation: EvaluationService & EvaluationHandlers;
+
   constructor(options: ServiceOptions) {
     this.store = options.store;
     this.author = options.author ?? safeUsername();
     this.prepare = options.prepare ?? prepareDataset;
+    this.evaluation = new EvaluationService({
+      store: this.store,
+      author: this.author,
+      spec: async (hash) => (this.store.getSpec(hash) ? this.spec(hash) : undefined),
+      emit: (event) => this.emit(event),
+      modelsFolder: options.evaluation?.modelsFolder ?? 'models',
+      ...options.evaluation,
+    });
   }
+
+  listModels = (i: Parsed<'listModels'>): Promise<Output<'listModels'>> => this.evaluation.listModels(i);
+  addModel = (i: Parsed<'addModel'>): Promise<Output<'addModel'>> => this.evaluation.addModel(i);
+  scanModels = (i: Parsed<'scanModels'>): Promise<Output<'scanModels'>> => this.evaluation.scanModels(i);
+  removeModel = (i: Parsed<'removeModel'>): Promise<Output<'removeModel'>> => this.evaluation.removeModel(i);
+  downloadModel = (i: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.evaluation.downloadModel(i);
+  cancelDownload = (i: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.evaluation.cancelDownload(i);
+  listDownloads = (i: Parsed<'listDownloads'>): Promise<Output<'listDownloads'>> => this.evaluation.listDownloads(i);
+  previewRun = (i: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => this.evaluation.previewRun(i);
+  startRun = (i: Parsed<'startRun'>): Promise<Output<'startRun'>> => this.evaluation.startRun(i);
+  cancelRun = (i: Parsed<'cancelRun'>): Promise<Output<'cancelRun'>> => this.evaluation.cancelRun(i);
+  resumeRun = (i: Parsed<'resumeRun'>): Promise<Output<'resumeRun'>> => this.evaluation.resumeRun(i);
+  listRuns = (i: Parsed<'listRuns'>): Promise<Output<'listRuns'>> => this.evaluation.listRuns(i);
+  getRun = (i: Parsed<'getRun'>): Promise<Output<'getRun'>> => this.evaluation.getRun(i);
+  deleteRun = (i: Parsed<'deleteRun'>): Promise<Output<'deleteRun'>> => this.evaluation.deleteRun(i);
+  listRunSamples = (i: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.evaluation.listRunSamples(i);
+  getRunSample = (i: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.evaluation.getRunSample(i);
+  compareRuns = (i: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.evaluation.compareRuns(i);
+  overrideVerdict = (i: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.evaluation.overrideVerdict(i);
+  exportRun = (i: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.evaluation.exportRun(i);
 
   /** Subscribes to events (progress, data changes); returns the unsubscribe function. */
   onEvent(listener: Listener): () => void {
@@ -181,10 +217,17 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   /** Imports the embedded demo dataset when the database holds no dataset yet. */
-  async seedIfEmpty(demo: { dataset: FileInput; specs: FileInput[] }): Promise<Result<DatasetSummary | undefined>> {
+  async seedIfEmpty(demo: Demo): Promise<Result<DatasetSummary | undefined>> {
     if (this.store.listDatasets().length > 0) return ok(undefined);
     try {
-      return ok(await this.importDataset({ name: 'demo', ...demo }));
+      const summary = await this.importDataset({ name: 'demo', dataset: demo.dataset, specs: demo.specs });
+      // The demo runs give the results pages content before any model is added.
+      if (demo.runs?.length) {
+        const e = this.evaluation;
+        await seedDemoRuns({ store: this.store, runs: e.runs, results: e.results, datasetId: summary.id, demoRuns: demo.runs, spec: async (hash) => this.spec(hash) });
+        this.emit({ type: 'runsChanged' });
+      }
+      return ok(summary);
     } catch (error) {
       return fail('internal', `the embedded demo dataset does not import: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -102,4 +102,50 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE run_samples;
   ALTER TABLE run_outputs RENAME TO run_samples;
   `,
+  /* 4: runs on stored datasets (a snapshot of every sample taken), jobs, verdict overrides, the model library */ `
+  ALTER TABLE runs ADD COLUMN dataset_id INTEGER;          -- the stored dataset, when the run took one (it may be deleted since)
+  ALTER TABLE runs ADD COLUMN model TEXT;                  -- JSON {modelId?, name, path?, remote?}
+  ALTER TABLE runs ADD COLUMN subset TEXT;                 -- JSON RunSubset
+  ALTER TABLE runs ADD COLUMN owner_pid INTEGER;           -- the process running or queueing it; a dead owner means interrupted
+  ALTER TABLE runs ADD COLUMN error TEXT;                  -- why it failed or stopped
+  ALTER TABLE runs ADD COLUMN demo INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN total INTEGER;               -- outputs planned (samples x n)
+  CREATE TABLE run_inputs (
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    sample_index INTEGER NOT NULL,
+    sample_id    TEXT,
+    api          TEXT NOT NULL,
+    task         TEXT NOT NULL,
+    config       TEXT NOT NULL,                 -- JSON RequestConfig, exactly as the run took it
+    spec_hash    TEXT,
+    content_hash TEXT NOT NULL,                 -- sha-256 of {task, config}: tells later edits apart
+    PRIMARY KEY (run_id, sample_index)
+  );
+  CREATE TABLE run_overrides (
+    id           INTEGER PRIMARY KEY,
+    run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    sample_index INTEGER NOT NULL,
+    attempt      INTEGER NOT NULL DEFAULT 0,
+    at           TEXT NOT NULL,
+    author       TEXT NOT NULL,
+    reason       TEXT NOT NULL,
+    from_verdict TEXT NOT NULL,
+    to_verdict   TEXT                           -- NULL: the scorer's verdict restored
+  );
+  CREATE INDEX run_overrides_by_sample ON run_overrides(run_id, sample_index, attempt, id);
+  CREATE TABLE models (
+    id         INTEGER PRIMARY KEY,
+    path       TEXT NOT NULL UNIQUE,
+    name       TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    metadata   TEXT NOT NULL,                   -- JSON: architecture, parameters, quantisation, context, chat template
+    added_at   TEXT NOT NULL
+  );
+  CREATE TABLE file_hashes (
+    path     TEXT PRIMARY KEY,
+    size     INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    sha256   TEXT NOT NULL
+  );
+  `,
 ];

@@ -278,6 +278,11 @@ export class Store implements Disposable {
     this.db.close();
   }
 
+  /** The connection, for the repositories beside this file (runs.ts, models.ts); SQL stays in main/store. */
+  get connection(): Database.Database {
+    return this.handle;
+  }
+
   /**
    * Runs a function in one write transaction, begun IMMEDIATE: the write lock is taken before the
    * first read, so a transaction that reads and then writes waits its turn (busy timeout) instead
@@ -488,8 +493,8 @@ export class Store implements Disposable {
   /** Opens a run that is written sample by sample (status 'running' until `finishRun`). */
   startRun(run: { kind: NewRun['kind']; dataset: string; settings: Record<string, unknown>; manifest: unknown }): number {
     const result = this.handle
-      .prepare("INSERT INTO runs (kind, created_at, dataset, settings, status, manifest) VALUES (?, ?, ?, ?, 'running', ?)")
-      .run(run.kind, now(), run.dataset, JSON.stringify(run.settings), JSON.stringify(run.manifest));
+      .prepare("INSERT INTO runs (kind, created_at, dataset, settings, status, manifest, owner_pid) VALUES (?, ?, ?, ?, 'running', ?, ?)")
+      .run(run.kind, now(), run.dataset, JSON.stringify(run.settings), JSON.stringify(run.manifest), process.pid);
     return Number(result.lastInsertRowid);
   }
 

@@ -29,3 +29,9 @@ export function createClient(): Client {
   for (const method of METHOD_NAMES) client[method] = async (input: unknown) => unwrapEnvelope(await bridge[method](input));
   return client as Client;
 }
+
+let shared: Client | undefined;
+/** The app's one client (one event stream), created on first use. */
+export function getClient(): Client {
+  return (shared ??= createClient());
+}

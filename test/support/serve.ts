@@ -15,7 +15,7 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the real `wapii serve` in a child process and waits for the URL it prints. */
+/** Starts the real `wapii serve` in a child process and waits for the URL it prints; `args` are global options (`--db`), `serveArgs` serve's own (`--no-demo`). */
 export function startServe(args: readonly string[], options: { env?: NodeJS.ProcessEnv; serveArgs?: readonly string[] } = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'wapii.mjs'), ...args, 'serve', '--port', '0', ...(options.serveArgs ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,14 +1,14 @@
 import { useState } from 'react';
-import type { FileInput } from '../../../main/api/contract.js';
-import { useWorkbench } from '../store.js';
+import type { FileInput } from '../../../../main/api/contract.js';
+import { useDatasets } from './datasetsStore.js';
 
 const readFiles = (list: FileList | null): Promise<FileInput[]> =>
   Promise.all([...(list ?? [])].map(async (f) => ({ filename: f.name, content: await f.text() })));
 
 export function ImportDialog({ onClose }: { onClose: () => void }): React.JSX.Element {
-  const importFiles = useWorkbench((s) => s.importFiles);
-  const progress = useWorkbench((s) => s.progress);
-  const loading = useWorkbench((s) => s.loading);
+  const importFiles = useDatasets((s) => s.importFiles);
+  const progress = useDatasets((s) => s.progress);
+  const loading = useDatasets((s) => s.loading);
   const [dataset, setDataset] = useState<FileInput | undefined>();
   const [specs, setSpecs] = useState<FileInput[]>([]);
   const [name, setName] = useState('');

@@ -1,7 +1,7 @@
 import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import type { Sample } from '../../../main/api/schemas.js';
-import { useWorkbench } from '../store.js';
+import type { Sample } from '../../../../main/api/schemas.js';
+import { useDatasets } from './datasetsStore.js';
 
 const column = createColumnHelper<Sample>();
 
@@ -14,9 +14,9 @@ function pathOf(url: string): string {
 }
 
 export function SamplesTable(): React.JSX.Element {
-  const samples = useWorkbench((s) => s.samples);
-  const selectedId = useWorkbench((s) => s.selected?.sample.id);
-  const openSample = useWorkbench((s) => s.openSample);
+  const samples = useDatasets((s) => s.samples);
+  const selectedId = useDatasets((s) => s.selected?.sample.id);
+  const openSample = useDatasets((s) => s.openSample);
   const [sorting, setSorting] = useState<SortingState>([]);
   const columns = useMemo(
     () => [

@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'react';
-import { REVIEW_STATES } from '../../../main/api/constants.js';
-import { useWorkbench } from '../store.js';
+import { REVIEW_STATES } from '../../../../main/api/constants.js';
+import { useDatasets } from './datasetsStore.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 export function Filters(): React.JSX.Element {
-  const filter = useWorkbench((s) => s.filter);
-  const setFilter = useWorkbench((s) => s.setFilter);
-  const dataset = useWorkbench((s) => s.datasets.find((d) => d.id === s.datasetId));
-  const count = useWorkbench((s) => s.samples.length);
+  const filter = useDatasets((s) => s.filter);
+  const setFilter = useDatasets((s) => s.setFilter);
+  const dataset = useDatasets((s) => s.datasets.find((d) => d.id === s.datasetId));
+  const count = useDatasets((s) => s.samples.length);
   const [text, setText] = useState(filter.text ?? '');
   useEffect(() => setText(filter.text ?? ''), [filter.text]);
   // Searching as the user types, but not on every keystroke.

@@ -1,9 +1,11 @@
 import { create } from 'zustand';
-import type { FileInput, ProgressEvent, SampleDetail } from '../../main/api/contract.js';
-import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFilter } from '../../main/api/schemas.js';
-import { createClient, type Client } from './client.js';
+import type { FileInput, ProgressEvent, SampleDetail } from '../../../../main/api/contract.js';
+import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFilter } from '../../../../main/api/schemas.js';
+import { getClient, type Client } from '../../client.js';
+import { useNotices } from '../../notices.js';
 
-export interface WorkbenchState {
+/** The Datasets page: the datasets, the chosen one's filtered samples, the open sample. */
+export interface DatasetsState {
   readonly client: Client;
   datasets: DatasetSummary[];
   datasetId: number | undefined;
@@ -11,7 +13,6 @@ export interface WorkbenchState {
   samples: Sample[];
   selected: SampleDetail | undefined;
   progress: ProgressEvent | undefined;
-  error: string | undefined;
   loading: boolean;
 
   loadDatasets(): Promise<void>;
@@ -22,19 +23,16 @@ export interface WorkbenchState {
   review(state: ReviewState, reason: string): Promise<void>;
   editSample(change: { task?: string; config?: RequestConfig }, reason: string): Promise<void>;
   undo(): Promise<void>;
-  dismissError(): void;
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-export const useWorkbench = create<WorkbenchState>()((set, get) => {
-  const client = createClient();
+export const useDatasets = create<DatasetsState>()((set, get) => {
+  const client = getClient();
   /** Runs an action, turning a failure into the one-line error banner. */
   const attempt = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await fn();
     } catch (error) {
-      set({ error: message(error) });
+      useNotices.getState().showError(error);
       return undefined;
     } finally {
       set({ loading: false });
@@ -53,6 +51,7 @@ export const useWorkbench = create<WorkbenchState>()((set, get) => {
 
   client.onEvent((event) => {
     if (event.type === 'progress') set({ progress: event.done >= event.total ? undefined : event });
+    if (event.type === 'datasetsChanged') void get().loadDatasets();
   });
 
   return {
@@ -63,7 +62,6 @@ export const useWorkbench = create<WorkbenchState>()((set, get) => {
     samples: [],
     selected: undefined,
     progress: undefined,
-    error: undefined,
     loading: false,
 
     async loadDatasets() {
@@ -92,7 +90,8 @@ export const useWorkbench = create<WorkbenchState>()((set, get) => {
       if (detail) set({ selected: detail });
     },
     async importFiles(dataset, specs, name) {
-      set({ loading: true, error: undefined });
+      set({ loading: true });
+      useNotices.getState().dismissError();
       const summary = await attempt(() => client.importDataset({ dataset, specs, ...(name ? { name } : {}) }));
       set({ progress: undefined });
       if (!summary) return false;
@@ -117,9 +116,6 @@ export const useWorkbench = create<WorkbenchState>()((set, get) => {
       if (!selected) return;
       const detail = await attempt(() => client.undoEdit({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id }));
       if (detail) afterEdit(detail);
-    },
-    dismissError() {
-      set({ error: undefined });
     },
   };
 });

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { REVIEW_STATES } from '../../../main/api/constants.js';
-import type { RequestConfig, ReviewState } from '../../../main/api/schemas.js';
-import { useWorkbench } from '../store.js';
+import { REVIEW_STATES } from '../../../../main/api/constants.js';
+import type { RequestConfig, ReviewState } from '../../../../main/api/schemas.js';
+import { useDatasets } from './datasetsStore.js';
 
 /** Reads the edited request; a one-line reason when it is not a valid request. */
 function parseConfig(text: string): { config?: RequestConfig; error?: string } {
@@ -18,11 +18,11 @@ function parseConfig(text: string): { config?: RequestConfig; error?: string } {
 }
 
 export function SampleDetail(): React.JSX.Element | null {
-  const detail = useWorkbench((s) => s.selected);
-  const review = useWorkbench((s) => s.review);
-  const editSample = useWorkbench((s) => s.editSample);
-  const undo = useWorkbench((s) => s.undo);
-  const close = useWorkbench((s) => s.openSample);
+  const detail = useDatasets((s) => s.selected);
+  const review = useDatasets((s) => s.review);
+  const editSample = useDatasets((s) => s.editSample);
+  const undo = useDatasets((s) => s.undo);
+  const close = useDatasets((s) => s.openSample);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const [reason, setReason] = useState('');

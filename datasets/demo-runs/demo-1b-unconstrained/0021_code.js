@@ -1,0 +1,15 @@
+// List the carriers that offer express service in Germany.
+const axios = require('axios');
+
+axios.get('https://api.harbor.example/v2/carriers', {
+  headers: {
+    Authorization: 'Bearer <token>',
+    'X-Region': 'eu'
+  },
+  params: {
+    country: 'DE',
+    service_level: 'express'
+  }
+})
+  .then((response) => console.log(response.data))
+  .catch((error) => console.error(error));

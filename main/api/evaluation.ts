@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import { JsonValueSchema, RequestConfigSchema, ReviewStateSchema } from './schemas.js';
+
+/**
+ * The evaluation half of the contract: models, runs on stored datasets, their samples, compare,
+ * override and export. Verdict and statistic names are the reference's (WAPIIBench), so exports
+ * and the UI read the same words as the paper.
+ */
+
+// --- verdicts and statistics ------------------------------------------------------------------
+
+export const SAMPLE_VERDICTS = ['correct', 'wrong', 'illegal', 'nonexecutable'] as const;
+export const ERROR_VERDICTS = ['timeout', 'unsatisfiable', 'no_request', 'incomplete_request', 'runtime_error'] as const;
+export const PART_VERDICTS = ['correct', 'wrong', 'illegal'] as const;
+export const ARGUMENT_VERDICTS = ['correct', 'incorrect_value', 'missing', 'unnecessary', 'illegal'] as const;
+export const ARGUMENT_LOCATIONS = ['headers', 'params', 'path_params', 'data'] as const;
+
+export const SampleVerdictSchema = z.enum(SAMPLE_VERDICTS);
+export const ErrorVerdictSchema = z.enum(ERROR_VERDICTS);
+export const PartVerdictSchema = z.enum(PART_VERDICTS);
+export const ArgumentVerdictSchema = z.enum(ARGUMENT_VERDICTS);
+
+export const ArgumentResultSchema = z.object({ expected: JsonValueSchema.nullable(), actual: JsonValueSchema.nullable(), verdict: ArgumentVerdictSchema });
+/** One sample's verdicts, as the reference names them. */
+export const VerdictSchema = z.object({
+  sample_verdict: SampleVerdictSchema,
+  error_verdict: ErrorVerdictSchema.nullable(),
+  url_verdict: PartVerdictSchema.nullable(),
+  method_verdict: PartVerdictSchema.nullable(),
+  endpoint_verdict: PartVerdictSchema.nullable(),
+  arguments: z.record(z.string(), z.record(z.string(), ArgumentResultSchema)),
+});
+export type VerdictValue = z.infer<typeof VerdictSchema>;
+
+/** `samples_correct_wrt_total: 0.4`, `arguments_illegal: {all: 3, headers: 1}` ... (the reference's names). */
+export const StatisticsSchema = z.record(z.string(), z.union([z.number(), z.record(z.string(), z.number())]));
+export type StatisticsValue = z.infer<typeof StatisticsSchema>;
+
+// --- models ------------------------------------------------------------------------------------
+
+export const ModelFitSchema = z.object({
+  /** Layers node-llama-cpp would offload with the free VRAM now, of all layers. */
+  gpuLayers: z.number().int(),
+  totalLayers: z.number().int(),
+  fitsGpu: z.boolean(),
+  fitsRam: z.boolean(),
+  /** Memory estimates for a 1024-token context, in bytes. */
+  vramBytes: z.number(),
+  ramBytes: z.number(),
+  /** One line: "fits the GPU (12/12 layers)", "CPU only: 1.2 GiB of 15 GiB RAM", "does not fit: ...". */
+  summary: z.string(),
+});
+export type ModelFit = z.infer<typeof ModelFitSchema>;
+
+export const ModelSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  path: z.string(),
+  sizeBytes: z.number(),
+  /** null until hashed (the cache hashes a file once per path, size and mtime). */
+  sha256: z.string().nullable(),
+  architecture: z.string(),
+  /** Parameter count, when the metadata says (e.g. 6_738_415_616); `parametersLabel` is "6.7B". */
+  parameters: z.number().nullable(),
+  parametersLabel: z.string(),
+  quantisation: z.string(),
+  contextLength: z.number().int(),
+  chatTemplate: z.boolean(),
+  fit: ModelFitSchema.nullable(),
+  /** Where it came from: a path the user added, a folder scan, or a download URL / hf: reference. */
+  source: z.string(),
+  addedAt: z.string(),
+  /** false when the file has gone missing since it was added. */
+  present: z.boolean(),
+});
+export type Model = z.infer<typeof ModelSchema>;
+
+export const DOWNLOAD_STATUSES = ['downloading', 'finished', 'cancelled', 'failed'] as const;
+export const DownloadSchema = z.object({
+  id: z.string(),
+  source: z.string(),
+  file: z.string(),
+  status: z.enum(DOWNLOAD_STATUSES),
+  downloadedBytes: z.number(),
+  totalBytes: z.number(),
+  /** Set once finished: the model added to the library. */
+  modelId: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+export type Download = z.infer<typeof DownloadSchema>;
+
+// --- runs ---------------------------------------------------------------------------------------
+
+export const RUN_STATUSES = ['queued', 'running', 'finished', 'cancelled', 'interrupted', 'failed'] as const;
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const SetupSchema = z.enum(['full', 'argument']);
+export const SettingSchema = z.enum(['unconstrained', 'constrained']);
+export const PromptKindSchema = z.enum(['completion', 'chat']);
+
+/** Which samples of a stored dataset a run takes; every given filter must hold (empty: all). */
+export const RunSubsetSchema = z.object({
+  apis: z.array(z.string()).optional(),
+  reviewStates: z.array(ReviewStateSchema).optional(),
+  sampleIds: z.array(z.string()).optional(),
+  /** The first n samples left after the filters. */
+  limit: z.number().int().positive().optional(),
+});
+export type RunSubset = z.infer<typeof RunSubsetSchema>;
+
+export const SamplingSchema = z.object({
+  /** 0 is greedy. */
+  temperature: z.number().min(0).max(5).default(0),
+  topK: z.number().int().min(0).default(40),
+  topP: z.number().min(0).max(1).default(0.95),
+  seed: z.number().int().min(0).default(1),
+  /** Outputs per sample. */
+  n: z.number().int().min(1).max(100).default(1),
+  maxTokens: z.number().int().min(1).max(8192).default(250),
+});
+
+export const RunModelSchema = z.union([
+  z.object({ modelId: z.number().int() }),
+  z.object({ remote: z.object({ url: z.string().url(), model: z.string().default('default') }) }),
+]);
+
+export const StartRunInputSchema = z.object({
+  datasetId: z.number().int(),
+  subset: RunSubsetSchema.default({}),
+  model: RunModelSchema,
+  setup: SetupSchema.default('full'),
+  setting: SettingSchema.default('unconstrained'),
+  prompt: PromptKindSchema.default('completion'),
+  sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
+  parallel: z.number().int().min(1).max(64).default(1),
+  contextSize: z.number().int().min(64).default(1024),
+});
+
+export const RunProgressSchema = z.object({
+  done: z.number().int(),
+  total: z.number().int(),
+  correct: z.number().int(),
+  errors: z.number().int(),
+  tokens: z.number().int(),
+  tokensPerSecond: z.number(),
+  etaSeconds: z.number().nullable(),
+  /** The sample being generated now (the last one taken from the queue). */
+  current: z.object({ index: z.number().int(), sampleId: z.string().nullable(), api: z.string() }).nullable(),
+});
+export type RunProgressValue = z.infer<typeof RunProgressSchema>;
+
+export const RunSummarySchema = z.object({
+  id: z.number().int(),
+  /** 'generation' (a model wrote the code), 'imported codes' (scored programs, e.g. the demo runs). */
+  kind: z.string(),
+  status: RunStatusSchema,
+  datasetId: z.number().int().nullable(),
+  /** The stored dataset's name, or the dataset file of a file run. */
+  dataset: z.string(),
+  model: z.string().nullable(),
+  setup: z.string().nullable(),
+  setting: z.string().nullable(),
+  prompt: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  /** Outputs planned (samples × n) and stored. */
+  total: z.number().int(),
+  done: z.number().int(),
+  /** `samples_correct_wrt_total` and `samples_illegal_wrt_executable` (null until an output is stored). */
+  correct: z.number().nullable(),
+  illegal: z.number().nullable(),
+  overridden: z.number().int(),
+  /** The stored dataset has been edited since the run took its samples. */
+  datasetChanged: z.boolean(),
+  /** Why the run failed or was interrupted. */
+  error: z.string().nullable(),
+  /** A demo run shipped with the workbench. */
+  demo: z.boolean(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export const DatasetChangeSchema = z.object({
+  sampleId: z.string(),
+  index: z.number().int(),
+  change: z.enum(['edited', 'removed', 'spec changed']),
+});
+
+export const RunDetailSchema = RunSummarySchema.extend({
+  settings: z.record(z.string(), z.unknown()),
+  manifest: z.record(z.string(), z.unknown()).nullable(),
+  subset: RunSubsetSchema.nullable(),
+  /** Recomputed from the stored verdicts (overrides applied); null before any output is stored. */
+  statistics: StatisticsSchema.nullable(),
+  per_api: z.record(z.string(), StatisticsSchema),
+  /** Samples of the run whose stored dataset sample changed (or went away) since the run took it. */
+  datasetChanges: z.array(DatasetChangeSchema),
+  progress: RunProgressSchema.nullable(),
+  apis: z.array(z.string()),
+});
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+export const RUN_SAMPLE_SORTS = ['index', 'api', 'verdict', 'tokens', 'duration'] as const;
+export const RunSampleFilterSchema = z.object({
+  sampleVerdicts: z.array(SampleVerdictSchema).optional(),
+  errorVerdicts: z.array(ErrorVerdictSchema).optional(),
+  endpointVerdicts: z.array(PartVerdictSchema).optional(),
+  /** Samples with at least one argument of one of these verdicts. */
+  argumentVerdicts: z.array(ArgumentVerdictSchema).optional(),
+  apis: z.array(z.string()).optional(),
+  /** Endpoint of the expected request, as `METHOD /path` or part of it. */
+  endpoint: z.string().optional(),
+  /** Case-insensitive, in the task, the sample id and the generated code. */
+  text: z.string().optional(),
+  overridden: z.boolean().optional(),
+  /** Outputs that failed to generate (retried by resumeRun with retryErrors). */
+  errored: z.boolean().optional(),
+});
+export type RunSampleFilter = z.infer<typeof RunSampleFilterSchema>;
+
+export const RunSampleRowSchema = z.object({
+  index: z.number().int(),
+  attempt: z.number().int(),
+  sampleId: z.string().nullable(),
+  api: z.string(),
+  task: z.string(),
+  /** `METHOD /path` of the expected endpoint. */
+  endpoint: z.string(),
+  sample_verdict: SampleVerdictSchema.nullable(),
+  error_verdict: ErrorVerdictSchema.nullable(),
+  url_verdict: PartVerdictSchema.nullable(),
+  method_verdict: PartVerdictSchema.nullable(),
+  endpoint_verdict: PartVerdictSchema.nullable(),
+  /** How many arguments got each verdict. */
+  argumentCounts: z.record(z.string(), z.number().int()),
+  overridden: z.boolean(),
+  error: z.string().nullable(),
+  tokens: z.number().int().nullable(),
+  durationMs: z.number().nullable(),
+});
+export type RunSampleRow = z.infer<typeof RunSampleRowSchema>;
+
+export const CapturedRequestSchema = z.object({
+  method: z.string(),
+  url: z.string(),
+  headers: z.record(z.string(), JsonValueSchema),
+  params: z.record(z.string(), JsonValueSchema),
+  data: JsonValueSchema.optional(),
+});
+
+export const InterventionSchema = z.union([
+  z.object({
+    kind: z.literal('replaced'),
+    step: z.number().int(),
+    model: z.object({ token: z.number().int(), text: z.string(), p: z.number().nullable() }),
+    chosen: z.object({ token: z.number().int(), text: z.string(), p: z.number().nullable() }),
+    via: z.enum(['top', 'mask']),
+  }),
+  z.object({ kind: z.literal('closed'), step: z.number().int(), text: z.string() }),
+]);
+
+export const OverrideSchema = z.object({
+  at: z.string(),
+  author: z.string(),
+  reason: z.string(),
+  from: SampleVerdictSchema,
+  /** null: the override was withdrawn and the scorer's verdict restored. */
+  to: SampleVerdictSchema.nullable(),
+});
+export type Override = z.infer<typeof OverrideSchema>;
+
+export const RunSampleDetailSchema = RunSampleRowSchema.extend({
+  /** The sample as the run took it (not as the dataset holds it now). */
+  expected: RequestConfigSchema,
+  /** The expected endpoint and, when the code called one, the captured one with its path parameters. */
+  expectedEndpoint: z.object({ method: z.string(), path: z.string() }).nullable(),
+  capturedEndpoint: z.object({ method: z.string(), path: z.string(), pathParams: z.record(z.string(), z.string()) }).nullable(),
+  prompt: z.string().nullable(),
+  code: z.string(),
+  rawOutput: z.string().nullable(),
+  /** Which rule cut the call (`.then`, `;`, ...) and the call, or why nothing could be extracted. */
+  extraction: z.union([z.object({ rule: z.string(), call: z.string() }), z.object({ error: z.string() })]),
+  /** [start, end) of the extracted call inside `code`, when found. */
+  callRange: z.tuple([z.number().int(), z.number().int()]).nullable(),
+  request: CapturedRequestSchema.nullable(),
+  /** The verdicts in force (an override applied) and the scorer's own. */
+  verdict: VerdictSchema.nullable(),
+  scorerVerdict: VerdictSchema.nullable(),
+  /** Every argument, per location, expected vs captured, with its verdict. */
+  arguments: z.array(z.object({ location: z.string(), key: z.string(), expected: JsonValueSchema.nullable(), actual: JsonValueSchema.nullable(), verdict: ArgumentVerdictSchema })),
+  generation: z
+    .object({
+      stop: z.string(),
+      tokens: z.number().int(),
+      promptTokens: z.number().int(),
+      promptMs: z.number(),
+      generateMs: z.number(),
+      constraintMs: z.number(),
+      interventions: z.array(InterventionSchema),
+      /** The text of each generated token, in order, when recorded. */
+      trace: z.array(z.string()).nullable(),
+    })
+    .nullable(),
+  console: z.array(z.string()),
+  runtimeError: z.string().nullable(),
+  overrides: z.array(OverrideSchema),
+  /** Neighbours in the run's order, for j/k without refetching the list. */
+  previous: z.number().int().nullable(),
+  next: z.number().int().nullable(),
+});
+export type RunSampleDetail = z.infer<typeof RunSampleDetailSchema>;
+
+export const CompareMetricSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  baseline: z.number(),
+  values: z.array(z.number()),
+  /** values[i] - baseline. */
+  deltas: z.array(z.number()),
+});
+
+export const VERDICT_CHANGES = ['same', 'fixed', 'regressed', 'changed'] as const;
+export const CompareRowSchema = z.object({
+  index: z.number().int(),
+  sampleId: z.string().nullable(),
+  api: z.string(),
+  task: z.string(),
+  /** `correct`, `wrong`, `nonexecutable (runtime_error)` ...; null: the run has no output there. */
+  baseline: z.string().nullable(),
+  others: z.array(z.string().nullable()),
+  /** Per other run: fixed (became correct), regressed (stopped being correct), changed, same. */
+  changes: z.array(z.enum(VERDICT_CHANGES)),
+});
+
+export const CompareResultSchema = z.object({
+  baseline: RunSummarySchema,
+  runs: z.array(RunSummarySchema),
+  metrics: z.array(CompareMetricSchema),
+  /** Per other run. */
+  counts: z.array(z.object({ fixed: z.number().int(), regressed: z.number().int(), changed: z.number().int(), same: z.number().int() })),
+  /** Aligned by sample index; `total` after the changedOnly filter, `rows` the page. */
+  total: z.number().int(),
+  rows: z.array(CompareRowSchema),
+});
+export type CompareResult = z.infer<typeof CompareResultSchema>;
+
+export const EXPORT_FORMATS = ['csv', 'json', 'markdown', 'latex', 'codes'] as const;

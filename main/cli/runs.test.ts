@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_DATASET, DEMO_SPECS, tempDir } from '../../test/support/paths.js';
+import { cachedTestModel } from '../generation/index.js';
+import { Store } from '../store/index.js';
+import { RunRepository } from '../store/runs.js';
+import { runCli } from './program.js';
+
+async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+function withStore<T>(db: string, fn: (store: Store) => T): T {
+  const opened = Store.open(db);
+  if (!opened.ok) throw new Error(opened.error.message);
+  try {
+    return fn(opened.value);
+  } finally {
+    opened.value.close();
+  }
+}
+
+describe('wapii run --dataset <stored> / wapii runs', () => {
+  let db: string;
+  const model = cachedTestModel('qwen2');
+  beforeAll(async () => {
+    db = path.join(tempDir(), 'wapii.db');
+    expect((await cli('--db', db, 'import', DEMO_DATASET, '--specs', DEMO_SPECS)).code).toBe(0);
+  });
+
+  it('runs a model on a stored dataset through the service queue and lists the run', async () => {
+    const run = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '2', '--max-tokens', '8', '--gpu', 'cpu', '--json');
+    expect(run.stderr).toMatch(/^run 1: 2 outputs to generate on dataset "demo"\n/);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { run: number; statistics: Record<string, unknown>; samples: Record<string, unknown> };
+    expect(report.run).toBe(1);
+    expect(report.statistics['samples_total']).toBe(2);
+    expect(Object.keys(report.samples)).toEqual(['0', '1']);
+    const runs = await cli('--db', db, 'runs', '--json');
+    expect(JSON.parse(runs.stdout)).toEqual([
+      expect.objectContaining({ id: 1, status: 'finished', dataset: 'demo', model: 'qwen2-L2-D64-S1', setup: 'full', setting: 'unconstrained', kind: 'generation', total: 2, done: 2 }),
+    ]);
+    const table = await cli('--db', db, 'runs');
+    expect(table.stdout).toMatch(/│ 1 +│ finished +│ demo +│ qwen2-L2-D64-S1 +│ full +│ unconstrained +│ 2\/2 /);
+  }, 300_000);
+
+  it('refuses a subset with no sample, an unknown dataset and a model busy in another process: one line, nothing written', async () => {
+    const before = withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]));
+    const empty = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--review', 'accepted');
+    expect(empty).toMatchObject({ code: 1, stdout: '', stderr: 'wapii: the subset leaves no sample: none of the 32 samples of dataset "demo" matches review states accepted\n' });
+    const unknown = await cli('--db', db, 'run', '--dataset', 'nope', '--model', model);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^wapii: no stored dataset "nope" in .*wapii\.db \(have: 1 "demo"\); a dataset file needs --specs <dir>\n$/);
+    expect(withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]))).toBe(before);
+
+    // Another live process (here: this test's parent) generating with the same model file.
+    withStore(db, (s) =>
+      new RunRepository(s).create({ kind: 'generation', status: 'running', dataset: 'demo', datasetId: 1, settings: {}, manifest: null, model: { modelId: 1, name: 'qwen2-L2-D64-S1', path: model }, subset: null, total: 1, ownerPid: process.ppid, inputs: [] }),
+    );
+    const snapshot = withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]));
+    const busy = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '1');
+    expect(busy).toMatchObject({ code: 1, stdout: '', stderr: `wapii: model qwen2-L2-D64-S1 is busy: run 2 (process ${process.ppid}) is generating with it; wait for it or cancel it there\n` });
+    expect(withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]))).toBe(snapshot);
+  }, 120_000);
+});

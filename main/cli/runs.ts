@@ -1,0 +1,123 @@
+import type { Command } from 'commander';
+import type { StartRunInputSchema } from '../api/evaluation.js';
+import { WapiiError } from '../api/result.js';
+import type { GpuChoice } from '../generation/index.js';
+import { reportOf, type RunProgress } from '../runner/index.js';
+import { localClient, openWorkbench } from '../service/index.js';
+import { emptySubsetMessage, selectSubset } from '../service/runPlan.js';
+import type { z } from 'zod';
+import type { CliIo } from './program.js';
+import { percent } from './scoring.js';
+import { formatTable } from './table.js';
+
+/** The options of `wapii run` as commander hands them over. */
+export type RunOptions = Record<string, string | boolean | undefined>;
+
+const int = (name: string, value: string, min = 0): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new WapiiError('bad_input', `${name} must be an integer >= ${min}, not "${value}"`);
+  return n;
+};
+
+/**
+ * `wapii run --dataset <id|name>`: a run on a stored dataset, through the same service methods and
+ * job queue as the app (startRun / resumeRun / cancelRun), in this process. Ctrl-C cancels it; the
+ * finished outputs stay and `--resume <run>` continues.
+ */
+export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunOptions, draw: (p: RunProgress) => void, reportText: (r: ReturnType<typeof reportOf>) => string): Promise<void> {
+  const str = (k: string): string => String(opts[k]);
+  await using wbHandle = (() => {
+    const wb = openWorkbench({
+      db: program.opts<{ db?: string }>().db,
+      evaluation: { gpu: str('gpu') as GpuChoice, ...(opts['threads'] ? { threads: int('--threads', str('threads'), 1) } : {}), onProgress: (_runId, p) => draw(p) },
+    });
+    return Object.assign(wb, { [Symbol.asyncDispose]: () => wb.shutdown() });
+  })();
+  const wb = wbHandle;
+  const client = localClient(wb.service);
+  const dataset = wb.store.findDataset(str('dataset'));
+  if (!dataset) {
+    const known = wb.store.listDatasets().map((d) => `${d.id} "${d.name}"`).join(', ') || 'none';
+    throw new WapiiError('not_found', `no stored dataset "${str('dataset')}" in ${wb.dbPath} (have: ${known}); a dataset file needs --specs <dir>`);
+  }
+  let runId: number;
+  if (opts['resume'] !== undefined) {
+    runId = int('--resume', str('resume'), 1);
+    const summary = await client.resumeRun({ runId, retryErrors: opts['retryErrors'] === true });
+    io.stderr(`resuming run ${runId}: ${summary.done} outputs stored, ${summary.total - summary.done} to generate\n`);
+  } else {
+    if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
+    const subset = {
+      ...(opts['limit'] !== undefined ? { limit: int('--limit', str('limit'), 1) } : {}),
+      ...(opts['api'] !== undefined ? { apis: str('api').split(',') } : {}),
+      ...(opts['review'] !== undefined ? { reviewStates: str('review').split(',') as ('accepted' | 'fixed' | 'unreviewed' | 'rejected')[] } : {}),
+    };
+    // Checked before the model joins the library, so a wrong subset writes nothing at all.
+    const all = wb.store.listSamples(dataset.id);
+    if (selectSubset(all, subset).length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, subset));
+    const model: z.input<typeof StartRunInputSchema>['model'] = opts['model']
+      ? { modelId: (await client.addModel({ path: str('model') })).id }
+      : { remote: { url: str('remote'), model: str('remoteModel') } };
+    const input: z.input<typeof StartRunInputSchema> = {
+      datasetId: dataset.id,
+      model,
+      subset,
+      setup: str('setup') as 'full' | 'argument',
+      setting: str('setting') as 'unconstrained' | 'constrained',
+      prompt: opts['chat'] === undefined ? 'completion' : 'chat',
+      sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
+      parallel: Number(str('parallel')),
+      contextSize: Number(str('context')),
+    };
+    runId = (await client.startRun(input)).runId;
+    io.stderr(`run ${runId}: ${(await client.getRun({ runId })).total} outputs to generate on dataset "${dataset.name}"\n`);
+  }
+  const onAbort = (): void => void client.cancelRun({ runId }).catch(() => undefined);
+  io.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await wb.service.evaluation.jobs.idle();
+  } finally {
+    io.signal?.removeEventListener('abort', onAbort);
+  }
+  if (io.isTTY) io.stderr('\n');
+  const run = await client.getRun({ runId });
+  if (run.status !== 'finished') {
+    if (run.status === 'failed') throw new WapiiError('bad_input', `run ${runId} failed: ${run.error}`);
+    io.stderr(`${run.status}: ${run.done} finished outputs are stored; continue with \`wapii run --dataset ${dataset.id} --resume ${runId}\`\n`);
+    return;
+  }
+  const report = reportOf(wb.store.getRun(runId)!);
+  if (opts['json']) io.stdout(JSON.stringify({ ...report, run: runId }, null, 2) + '\n');
+  else io.stdout(`${reportText(report)}run ${runId}\n`);
+}
+
+export function registerRunsCommand(program: Command, io: CliIo): void {
+  program
+    .command('runs')
+    .description('the stored runs: dataset, model, setup, setting, status, correct (t), illegal (e)')
+    .option('--json', 'print [{"id", "status", "dataset", "model", "setup", "setting", ...}]')
+    .action(async (opts: { json?: boolean }) => {
+      const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+      try {
+        const runs = await localClient(wb.service).listRuns({});
+        if (opts.json) {
+          io.stdout(JSON.stringify(runs, null, 2) + '\n');
+          return;
+        }
+        if (runs.length === 0) {
+          io.stdout('no runs yet: start one with `wapii run --dataset <id|name> --model <file.gguf>`\n');
+          return;
+        }
+        const cell = (v: number | null): string => (v === null ? '-' : percent(v));
+        io.stdout(
+          formatTable(
+            ['run', 'status', 'dataset', 'model', 'setup', 'setting', 'done', 'correct (t)', 'illegal (e)', 'created'],
+            runs.map((r) => [String(r.id), r.status + (r.datasetChanged ? ' *' : ''), r.dataset, r.model ?? '-', r.setup ?? '-', r.setting ?? '-', `${r.done}/${r.total}`, cell(r.correct), cell(r.illegal), r.createdAt.slice(0, 16).replace('T', ' ')]),
+          ),
+        );
+        if (runs.some((r) => r.datasetChanged)) io.stdout('* the dataset was edited since the run took its samples\n');
+      } finally {
+        await wb.shutdown();
+      }
+    });
+}

@@ -1,0 +1,223 @@
+import type { Output, Parsed, WorkbenchEvent } from '../api/contract.js';
+import { WapiiError } from '../api/result.js';
+import type { DatasetSummary, Sample } from '../api/schemas.js';
+import type { GpuChoice, MemoryState } from '../generation/index.js';
+import type { ApiSpec } from '../openapi/index.js';
+import type { RunProgress } from '../runner/index.js';
+import type { Store } from '../store/index.js';
+import { ModelRepository } from '../store/models.js';
+import { RunRepository, type RunRow } from '../store/runs.js';
+import { RunJobs } from './jobs.js';
+import { ModelLibrary } from './models.js';
+import { assertRunnable, contentHash, emptySubsetMessage, estimateLine, inputManifest, selectSubset, settingsOf, snapshotOf, type StartRunInput } from './runPlan.js';
+import { RunResults } from './runResults.js';
+
+/** The evaluation methods of the contract (models, runs, results), as the service implements them. */
+export type EvaluationMethod =
+  | 'listModels'
+  | 'addModel'
+  | 'scanModels'
+  | 'removeModel'
+  | 'downloadModel'
+  | 'cancelDownload'
+  | 'listDownloads'
+  | 'previewRun'
+  | 'startRun'
+  | 'cancelRun'
+  | 'resumeRun'
+  | 'listRuns'
+  | 'getRun'
+  | 'deleteRun'
+  | 'listRunSamples'
+  | 'getRunSample'
+  | 'compareRuns'
+  | 'overrideVerdict'
+  | 'exportRun';
+
+export type EvaluationHandlers = { [M in EvaluationMethod]: (input: Parsed<M>) => Promise<Output<M>> };
+
+export interface EvaluationOptions {
+  readonly store: Store;
+  readonly author: string;
+  readonly spec: (hash: string) => Promise<ApiSpec | undefined>;
+  readonly emit: (event: WorkbenchEvent) => void;
+  /** Where scans look and downloads go. */
+  readonly modelsFolder: string;
+  readonly memory?: MemoryState;
+  readonly gpu?: GpuChoice;
+  readonly threads?: number;
+  readonly onProgress?: (runId: number, progress: RunProgress) => void;
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Models, runs on stored datasets, their results: one object behind the contract's evaluation methods. */
+export class EvaluationService implements EvaluationHandlers {
+  readonly runs: RunRepository;
+  readonly results: RunResults;
+  readonly library: ModelLibrary;
+  readonly jobs: RunJobs;
+  private readonly store: Store;
+
+  constructor(private readonly options: EvaluationOptions) {
+    this.store = options.store;
+    this.runs = new RunRepository(options.store);
+    this.library = new ModelLibrary({ models: new ModelRepository(options.store), folder: options.modelsFolder, ...(options.memory ? { memory: options.memory } : {}), emit: options.emit });
+    this.results = new RunResults({
+      runs: this.runs,
+      author: options.author,
+      spec: options.spec,
+      currentSamples: (datasetId) => this.currentSamples(datasetId),
+      datasetName: (datasetId) => this.store.findDataset(datasetId)?.name,
+      progress: (runId) => this.jobs.progress(runId),
+      emitRunsChanged: () => options.emit({ type: 'runsChanged' }),
+    });
+    this.jobs = new RunJobs({
+      store: options.store,
+      runs: this.runs,
+      results: this.results,
+      library: this.library,
+      spec: options.spec,
+      emit: options.emit,
+      ...(options.gpu ? { gpu: options.gpu } : {}),
+      ...(options.threads ? { threads: options.threads } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    // A run left queued or running by a process that died (app, serve, CLI) is interrupted, with Resume.
+    this.runs.markOrphansInterrupted(isAlive);
+  }
+
+  private currentSamples(datasetId: number): Map<string, { contentHash: string; specHash: string | null }> | undefined {
+    if (!this.store.findDataset(datasetId)) return undefined;
+    const specs = this.store.datasetApis(datasetId);
+    return new Map(this.store.listSamples(datasetId).map((s) => [s.id, { contentHash: contentHash(s), specHash: specs.get(s.api) ?? null }]));
+  }
+
+  /** Stops the queue (the active run becomes interrupted) and unloads the model. */
+  async shutdown(): Promise<void> {
+    await this.jobs.shutdown();
+    await this.library.shutdown();
+  }
+
+  // --- models ---
+
+  listModels = async (): Promise<Output<'listModels'>> => this.library.listModels();
+  addModel = async (input: Parsed<'addModel'>): Promise<Output<'addModel'>> => this.library.addModel(input);
+  scanModels = async (input: Parsed<'scanModels'>): Promise<Output<'scanModels'>> => this.library.scanModels(input);
+  removeModel = async (input: Parsed<'removeModel'>): Promise<Output<'removeModel'>> => {
+    const model = this.library.model(input.modelId);
+    if (this.jobs.activeModelFile() === model.path) throw new WapiiError('conflict', `model ${model.name} is in use by a running run; cancel it first`);
+    return this.library.removeModel(input.modelId);
+  };
+  downloadModel = async (input: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.library.downloadModel(input);
+  cancelDownload = async (input: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.library.cancelDownload(input.downloadId);
+  listDownloads = async (): Promise<Output<'listDownloads'>> => this.library.listDownloads();
+
+  // --- runs ---
+
+  private dataset(datasetId: number): DatasetSummary {
+    const found = this.store.findDataset(datasetId);
+    if (!found) throw new WapiiError('not_found', `dataset ${datasetId} does not exist`);
+    return found;
+  }
+
+  /** Everything startRun checks before it writes anything: dataset, subset, model, its memory fit and whether it is busy. */
+  private plan(input: StartRunInput): { dataset: DatasetSummary; samples: Sample[]; model: NonNullable<RunRow['model']> } {
+    assertRunnable(input);
+    const dataset = this.dataset(input.datasetId);
+    const all = this.store.listSamples(dataset.id);
+    const samples = selectSubset(all, input.subset);
+    if (samples.length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, input.subset));
+    if ('remote' in input.model) return { dataset, samples, model: { name: input.model.remote.model, remote: input.model.remote.url } };
+    const model = this.library.model(input.model.modelId);
+    if (!model.present) throw new WapiiError('bad_input', `model file not found: ${model.path} (moved or deleted since it was added)`);
+    if (model.fit && !model.fit.fitsRam) throw new WapiiError('bad_input', `${model.name} ${model.fit.summary}`);
+    const downloading = this.library.downloading(model.path);
+    if (downloading) throw new WapiiError('conflict', `model ${model.name} is still downloading (${Math.round((downloading.downloadedBytes / Math.max(1, downloading.totalBytes)) * 100)}%)`);
+    // Another process (a CLI run, a second serve) generating on this file: two copies of a model would not fit, and timings would lie.
+    const busy = this.runs.list().find((r) => r.status === 'running' && r.model?.path === model.path && r.ownerPid !== null && r.ownerPid !== process.pid && isAlive(r.ownerPid));
+    if (busy) throw new WapiiError('conflict', `model ${model.name} is busy: run ${busy.id} (process ${busy.ownerPid}) is generating with it; wait for it or cancel it there`);
+    return { dataset, samples, model: { modelId: model.id, name: model.name, path: model.path } };
+  }
+
+  previewRun = async (input: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => {
+    const { samples } = this.plan(input);
+    const outputs = samples.length * input.sampling.n;
+    const rate = 'modelId' in input.model ? this.jobs.tokensPerSecond(this.library.model(input.model.modelId).path) : undefined;
+    return { samples: samples.length, outputs, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
+  };
+
+  startRun = async (input: Parsed<'startRun'>): Promise<Output<'startRun'>> => {
+    const { dataset, samples, model } = this.plan(input);
+    const specHashes = this.store.datasetApis(dataset.id);
+    const inputs = snapshotOf(samples, specHashes);
+    const runId = this.runs.create({
+      kind: 'generation',
+      status: 'queued',
+      dataset: dataset.name,
+      datasetId: dataset.id,
+      settings: settingsOf(input, samples.length),
+      manifest: { ...inputManifest(inputs, specHashes), datasetId: dataset.id, datasetName: dataset.name, versions: { node: process.version } },
+      model,
+      subset: input.subset,
+      total: samples.length * input.sampling.n,
+      ownerPid: process.pid,
+      inputs,
+    });
+    this.jobs.enqueue(runId);
+    return { runId };
+  };
+
+  private summary(runId: number): Output<'cancelRun'> {
+    return this.results.summary(this.results.run(runId));
+  }
+
+  cancelRun = async (input: Parsed<'cancelRun'>): Promise<Output<'cancelRun'>> => {
+    const run = this.results.run(input.runId);
+    if (!this.jobs.isQueuedOrActive(run.id)) throw new WapiiError('conflict', `run ${run.id} is ${run.status}, not queued or running`);
+    await this.jobs.cancel(run.id);
+    return this.summary(run.id);
+  };
+
+  resumeRun = async (input: Parsed<'resumeRun'>): Promise<Output<'resumeRun'>> => {
+    const run = this.results.run(input.runId);
+    if (run.kind !== 'generation') throw new WapiiError('conflict', `run ${run.id} scored imported code; only generation runs can be resumed`);
+    if (this.jobs.isQueuedOrActive(run.id)) throw new WapiiError('conflict', `run ${run.id} is already ${run.status}`);
+    if (run.datasetId === null) throw new WapiiError('conflict', `run ${run.id} was made on a dataset file; resume it with \`wapii run --dataset ${run.dataset} --specs <dir> --resume ${run.id}\``);
+    const resumable = ['cancelled', 'interrupted', 'failed'].includes(run.status) || (run.status === 'finished' && input.retryErrors);
+    if (!resumable) throw new WapiiError('conflict', `run ${run.id} is ${run.status}; only cancelled, interrupted or failed runs resume (a finished one with retryErrors)`);
+    if (run.model?.modelId !== undefined) {
+      const model = this.library.model(run.model.modelId);
+      if (!model.present) throw new WapiiError('bad_input', `model file not found: ${model.path} (moved or deleted since the run started)`);
+    }
+    if (run.status === 'finished') this.runs.setStatus(run.id, 'queued');
+    this.jobs.enqueue(run.id, input.retryErrors);
+    return this.summary(run.id);
+  };
+
+  listRuns = async (): Promise<Output<'listRuns'>> => this.results.listRuns();
+  getRun = async (input: Parsed<'getRun'>): Promise<Output<'getRun'>> => this.results.getRun(input.runId);
+
+  deleteRun = async (input: Parsed<'deleteRun'>): Promise<Output<'deleteRun'>> => {
+    const run = this.results.run(input.runId);
+    if (this.jobs.isQueuedOrActive(run.id)) throw new WapiiError('conflict', `run ${run.id} is ${run.status}; cancel it before deleting it`);
+    const deleted = this.runs.delete(run.id);
+    this.results.invalidate(run.id);
+    this.options.emit({ type: 'runsChanged' });
+    return { deleted };
+  };
+
+  listRunSamples = (input: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.results.listRunSamples(input);
+  getRunSample = (input: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.results.getRunSample(input);
+  compareRuns = (input: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.results.compareRuns(input);
+  overrideVerdict = (input: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.results.overrideVerdict(input);
+  exportRun = (input: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.results.exportRun(input);
+}

@@ -1,0 +1,242 @@
+import type { WorkbenchEvent } from '../api/contract.js';
+import type { RunProgressValue, RunStatus } from '../api/evaluation.js';
+import { createExecutor } from '../execution/index.js';
+import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
+import type { ApiSpec } from '../openapi/index.js';
+import type { Setup } from '../prompt/index.js';
+import { executeRun, type RunProgress, type RunSample } from '../runner/index.js';
+import type { Store } from '../store/index.js';
+import type { RunRepository, RunRow } from '../store/runs.js';
+import type { ModelLibrary } from './models.js';
+import type { RunResults } from './runResults.js';
+
+export interface JobsContext {
+  readonly store: Store;
+  readonly runs: RunRepository;
+  readonly results: RunResults;
+  readonly library: ModelLibrary;
+  readonly spec: (hash: string) => Promise<ApiSpec | undefined>;
+  readonly emit: (event: WorkbenchEvent) => void;
+  readonly gpu?: GpuChoice;
+  readonly threads?: number;
+  /** Constraint work per token before a sample ends as a timeout. */
+  readonly stepDeadlineMs?: number;
+  /** Called with each run's progress as it happens (the CLI draws its progress line from it). */
+  readonly onProgress?: (runId: number, progress: RunProgress) => void;
+}
+
+interface QueuedRun {
+  readonly runId: number;
+  readonly retryErrors: boolean;
+}
+
+/** How often progress events go out while a run generates (the last one always does). */
+const PROGRESS_INTERVAL_MS = 250;
+
+/**
+ * The service's run queue: one run at a time, in the order queued, on one loaded model that
+ * queued runs on the same file reuse (it is unloaded when the queue drains or another model is
+ * needed). Every output is stored as it finishes (executeRun), so cancel keeps what is done and
+ * resume continues from it.
+ */
+export class RunJobs {
+  private readonly queue: QueuedRun[] = [];
+  private active: { runId: number; controller: AbortController; stopAs: 'cancelled' | 'interrupted'; stopped: Promise<void> } | undefined;
+  private readonly live = new Map<number, RunProgressValue>();
+  private loaded: { file: string; runtime: Runtime } | undefined;
+  private pumping: Promise<void> | undefined;
+  private closed = false;
+  private readonly rates = new Map<string, number>();
+  private loads = 0;
+
+  constructor(private readonly ctx: JobsContext) {}
+
+  /** How many times a model was loaded in this process (queued runs on the same file share one load). */
+  get modelLoads(): number {
+    return this.loads;
+  }
+
+  /** Tokens/s last measured on a model file in this process, for the New run page's estimate. */
+  tokensPerSecond(file: string): number | undefined {
+    return this.rates.get(file);
+  }
+
+  progress(runId: number): RunProgressValue | null {
+    return this.live.get(runId) ?? null;
+  }
+
+  isQueuedOrActive(runId: number): boolean {
+    return this.active?.runId === runId || this.queue.some((q) => q.runId === runId);
+  }
+
+  /** The model file the active run uses, if any. */
+  activeModelFile(): string | undefined {
+    if (!this.active) return undefined;
+    return this.ctx.runs.get(this.active.runId)?.model?.path;
+  }
+
+  private setStatus(runId: number, status: RunStatus, fields: { error?: string | null; finished?: boolean } = {}): void {
+    this.ctx.runs.setStatus(runId, status, { ...fields, ownerPid: status === 'queued' || status === 'running' ? process.pid : null });
+    this.ctx.results.invalidate(runId);
+    this.ctx.emit({ type: 'runStatus', runId, status, ...(fields.error ? { message: fields.error } : {}) });
+    this.ctx.emit({ type: 'runsChanged' });
+  }
+
+  enqueue(runId: number, retryErrors = false): void {
+    if (this.closed) return;
+    this.queue.push({ runId, retryErrors });
+    this.setStatus(runId, 'queued', { error: null });
+    this.pumping ??= this.pump().finally(() => (this.pumping = undefined));
+  }
+
+  /** Stops a queued or running run; the outputs stored so far stay. */
+  async cancel(runId: number): Promise<void> {
+    const queued = this.queue.findIndex((q) => q.runId === runId);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.setStatus(runId, 'cancelled', { error: 'cancelled before it started' });
+      return;
+    }
+    if (this.active?.runId === runId) {
+      this.active.stopAs = 'cancelled';
+      this.active.controller.abort();
+      // Only this run: the runs queued after it go on.
+      await this.active.stopped;
+    }
+  }
+
+  /** Resolves when the queue is empty and nothing runs. */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping;
+  }
+
+  /** The process is stopping: the active run stops as interrupted (resumable), queued ones too. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    for (const q of this.queue.splice(0)) this.setStatus(q.runId, 'interrupted', { error: 'the workbench stopped before it started' });
+    if (this.active) {
+      this.active.stopAs = 'interrupted';
+      this.active.controller.abort();
+    }
+    await this.idle();
+    await this.unload();
+  }
+
+  private async unload(): Promise<void> {
+    const loaded = this.loaded;
+    this.loaded = undefined;
+    await loaded?.runtime.dispose();
+  }
+
+  private async pump(): Promise<void> {
+    for (;;) {
+      const next = this.queue.shift();
+      if (next) {
+        await this.execute(next);
+        continue;
+      }
+      // Drained: free the model. A run queued while it unloads is picked up here, not left waiting.
+      await this.unload();
+      if (this.queue.length === 0) return;
+    }
+  }
+
+  private async runtimeFor(file: string): Promise<Runtime> {
+    if (this.loaded?.file === file) return this.loaded.runtime;
+    await this.unload();
+    const runtime = await loadRuntime(file, { gpu: this.ctx.gpu ?? 'auto', ...(this.ctx.threads ? { threads: this.ctx.threads } : {}), sha256: (f) => this.ctx.library.sha256(f) });
+    this.loaded = { file, runtime };
+    this.loads++;
+    return runtime;
+  }
+
+  private async backendFor(run: RunRow, specs: ReadonlyMap<string, ApiSpec>): Promise<GenerationBackend> {
+    const s = run.settings;
+    const sampling = { temperature: Number(s['temperature'] ?? 0), topK: Number(s['topK'] ?? 40), topP: Number(s['topP'] ?? 0.95), maxTokens: Number(s['maxTokens'] ?? 250) };
+    const parallel = Number(s['parallel'] ?? 1);
+    const constrained = s['setting'] === 'constrained';
+    if (run.model?.remote) {
+      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel, ...(constrained ? { constrainBy: specs } : {}) });
+    }
+    const file = run.model?.path;
+    if (!file) throw new Error(`run ${run.id} names no model`);
+    const runtime = await this.runtimeFor(file);
+    return localBackend(runtime, {
+      ...sampling,
+      parallel,
+      contextSize: Number(s['contextSize'] ?? 1024),
+      stepDeadlineMs: this.ctx.stepDeadlineMs ?? 10_000,
+      ...(constrained ? { constrainBy: specs } : {}),
+      ...(s['prompt'] === 'chat' ? { chatWrapper: 'auto' as const } : {}),
+    });
+  }
+
+  private async execute({ runId, retryErrors }: QueuedRun): Promise<void> {
+    const run = this.ctx.runs.get(runId);
+    if (!run) return;
+    const controller = new AbortController();
+    let markStopped = (): void => undefined;
+    this.active = { runId, controller, stopAs: 'cancelled', stopped: new Promise<void>((r) => (markStopped = r)) };
+    this.setStatus(runId, 'running', { error: null });
+    const inputs = this.ctx.runs.inputs(runId);
+    const sampleIds = new Map(inputs.map((i) => [i.index, i.sampleId]));
+    let lastEmit = 0;
+    const onProgress = (p: RunProgress): void => {
+      const value: RunProgressValue = {
+        done: p.done,
+        total: p.total,
+        correct: p.correct,
+        errors: p.errors,
+        tokens: p.tokens,
+        tokensPerSecond: p.tokensPerSecond,
+        etaSeconds: p.etaSeconds ?? null,
+        current: p.current ? { index: p.current.index, api: p.current.api, sampleId: sampleIds.get(p.current.index) ?? null } : null,
+      };
+      this.live.set(runId, value);
+      if (run.model?.path && p.tokens > 0) this.rates.set(run.model.path, p.tokensPerSecond);
+      this.ctx.onProgress?.(runId, p);
+      this.ctx.results.invalidate(runId);
+      const now = performance.now();
+      if (now - lastEmit >= PROGRESS_INTERVAL_MS || p.done === p.total) {
+        lastEmit = now;
+        this.ctx.emit({ type: 'runProgress', runId, ...value });
+      }
+    };
+    let backend: GenerationBackend | undefined;
+    try {
+      const specs = new Map<string, ApiSpec>();
+      for (const input of inputs) {
+        if (specs.has(input.api) || !input.specHash) continue;
+        const spec = await this.ctx.spec(input.specHash);
+        if (spec) specs.set(input.api, spec);
+      }
+      const samples: RunSample[] = inputs.map((i) => ({ index: i.index, api: i.api, task: i.task, config: i.config }));
+      backend = await this.backendFor(run, specs);
+      const manifest = { ...(run.manifest ?? {}), ...backend.manifest };
+      this.ctx.runs.setManifest(runId, manifest);
+      await using executor = createExecutor({ timeoutMs: 1000 });
+      const result = await executeRun({
+        store: this.ctx.store,
+        backend,
+        executor,
+        samples,
+        specs,
+        plan: { setup: run.settings['setup'] as Setup, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset },
+        resume: runId,
+        retryErrors,
+        signal: controller.signal,
+        onProgress,
+      });
+      await this.ctx.results.storeStatistics(runId);
+      if (result.interrupted) this.setStatus(runId, this.active.stopAs, { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' });
+      else this.setStatus(runId, 'finished', { finished: true });
+    } catch (error) {
+      this.setStatus(runId, 'failed', { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' });
+    } finally {
+      await backend?.[Symbol.asyncDispose]();
+      this.live.delete(runId);
+      this.active = undefined;
+      markStopped();
+    }
+  }
+}

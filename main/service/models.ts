@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Output, Parsed } from '../api/contract.js';
+import type { Download, Model } from '../api/evaluation.js';
+import { WapiiError } from '../api/result.js';
+import { cachedSha256, inspectModel, isGgufFile, parametersLabel, startModelDownload, type MemoryState, type ModelDownload, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
+import type { ModelRepository, ModelRow } from '../store/models.js';
+
+export interface ModelLibraryOptions {
+  readonly models: ModelRepository;
+  /** Where scans look and downloads go. */
+  readonly folder: string;
+  readonly memory?: MemoryState;
+  readonly emit: (event: { type: 'modelsChanged' } | { type: 'downloadProgress'; downloadId: string; status: Download['status']; downloadedBytes: number; totalBytes: number; message?: string }) => void;
+}
+
+interface ActiveDownload {
+  info: Download;
+  downloader?: ModelDownload;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** The model library: GGUF files added by path, found in the models folder, or downloaded. */
+export class ModelLibrary {
+  private readonly downloads = new Map<string, ActiveDownload>();
+  /** Fit estimates are per machine state, so they are computed when asked and kept per file for the session. */
+  private readonly fits = new Map<string, ModelFitEstimate>();
+
+  constructor(private readonly options: ModelLibraryOptions) {}
+
+  get folder(): string {
+    return this.options.folder;
+  }
+
+  private toModel(row: ModelRow): Model {
+    const m = row.metadata as unknown as ModelMetadata & { sizeBytes: number };
+    let present = true;
+    let sha: string | null = null;
+    try {
+      const stat = fs.statSync(row.path);
+      sha = this.options.models.cachedHash(row.path, stat.size, stat.mtimeMs) ?? null;
+    } catch {
+      present = false;
+    }
+    const fit = this.fits.get(row.path) ?? (row.metadata['fit'] as ModelFitEstimate | undefined) ?? null;
+    return {
+      id: row.id,
+      name: row.name,
+      path: row.path,
+      sizeBytes: m.sizeBytes,
+      sha256: sha,
+      architecture: m.architecture,
+      parameters: m.parameters,
+      parametersLabel: parametersLabel(m.parameters),
+      quantisation: m.quantisation,
+      contextLength: m.contextLength,
+      chatTemplate: m.chatTemplate,
+      fit,
+      source: row.source,
+      addedAt: row.addedAt,
+      present,
+    };
+  }
+
+  listModels(): Model[] {
+    return this.options.models.list().map((r) => this.toModel(r));
+  }
+
+  model(modelId: number): Model {
+    const row = this.options.models.get(modelId);
+    if (!row) throw new WapiiError('not_found', `model ${modelId} is not in the library`);
+    return this.toModel(row);
+  }
+
+  /** The model file's sha-256 through the hash cache (hashed once per path, size and mtime). */
+  sha256(file: string): string {
+    return cachedSha256(file, this.options.models);
+  }
+
+  /**
+   * Reads a file's header, estimates the fit and stores it; refuses (bad_input, nothing stored) a
+   * missing file, a file that is not GGUF, and a model that fits neither the GPU nor RAM.
+   */
+  async addModel(input: { path: string; source?: string }): Promise<Model> {
+    const file = path.resolve(input.path);
+    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new WapiiError('bad_input', `model file not found: ${file}`);
+    const known = this.options.models.byPath(file);
+    if (known) return this.toModel(known);
+    const name = path.basename(file).replace(/\.gguf$/i, '');
+    if (!isGgufFile(file)) throw new WapiiError('bad_input', `${path.basename(file)} is not a GGUF model file (it does not start with the GGUF magic bytes)`);
+    let inspected;
+    try {
+      inspected = await inspectModel(file, this.options.memory ? { memory: this.options.memory } : {});
+    } catch (error) {
+      throw new WapiiError('bad_input', `${path.basename(file)}: cannot read its GGUF header: ${(error as Error).message.split('\n')[0]}`);
+    }
+    if (!inspected.fit.fitsRam) throw new WapiiError('bad_input', `${name} ${inspected.fit.summary}`);
+    this.fits.set(file, inspected.fit);
+    const sizeBytes = fs.statSync(file).size;
+    const id = this.options.models.add({
+      path: file,
+      name,
+      source: input.source ?? file,
+      metadata: { ...inspected.metadata, sizeBytes, fit: inspected.fit },
+    });
+    this.options.emit({ type: 'modelsChanged' });
+    return this.model(id);
+  }
+
+  async scanModels(input: Parsed<'scanModels'>): Promise<Output<'scanModels'>> {
+    const folder = path.resolve(input.folder ?? this.options.folder);
+    if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new WapiiError('bad_input', `models folder not found: ${folder}`);
+    const added: Model[] = [];
+    const skipped: { path: string; reason: string }[] = [];
+    const walk = (dir: string, depth: number): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() && depth < 3 ? walk(path.join(dir, e.name), depth + 1) : e.isFile() && /\.gguf$/i.test(e.name) ? [path.join(dir, e.name)] : []));
+    for (const file of walk(folder, 0).sort()) {
+      if (this.options.models.byPath(file)) continue;
+      try {
+        added.push(await this.addModel({ path: file, source: `scan of ${folder}` }));
+      } catch (error) {
+        skipped.push({ path: file, reason: error instanceof WapiiError ? error.message : String(error) });
+      }
+    }
+    return { folder, added, skipped };
+  }
+
+  removeModel(modelId: number): { removed: boolean } {
+    const removed = this.options.models.remove(modelId);
+    if (removed) this.options.emit({ type: 'modelsChanged' });
+    return { removed };
+  }
+
+  listDownloads(): Download[] {
+    return [...this.downloads.values()].map((d) => d.info);
+  }
+
+  /** Whether a model file is still being downloaded. */
+  downloading(file: string): Download | undefined {
+    return [...this.downloads.values()].find((d) => d.info.status === 'downloading' && d.info.file === file)?.info;
+  }
+
+  /** Downloads into the models folder (main/generation/download.ts); asking again for a cancelled source resumes it. */
+  async downloadModel(input: Parsed<'downloadModel'>): Promise<Download> {
+    const source = input.source.trim();
+    if (!/^(https?:\/\/|hf:)/.test(source)) throw new WapiiError('bad_input', `download source must be an http(s) URL or an hf: reference, not "${source}"`);
+    // The file lands in the models folder, nowhere else.
+    if (input.filename !== undefined && (input.filename !== path.basename(input.filename) || input.filename.startsWith('.'))) {
+      throw new WapiiError('bad_input', `download file name must be a plain file name inside the models folder, not "${input.filename}"`);
+    }
+    const running = [...this.downloads.values()].find((d) => d.info.source === source && d.info.status === 'downloading');
+    if (running) return running.info;
+    fs.mkdirSync(this.options.folder, { recursive: true });
+    let downloader: ModelDownload;
+    try {
+      downloader = await startModelDownload({ source, folder: this.options.folder, ...(input.filename ? { fileName: input.filename } : {}) });
+    } catch (error) {
+      throw new WapiiError('bad_input', `cannot download ${source}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const id = randomBytes(6).toString('hex');
+    const controller = new AbortController();
+    const info: Download = { id, source, file: downloader.file, status: 'downloading', downloadedBytes: downloader.downloadedBytes(), totalBytes: downloader.totalBytes(), modelId: null, error: null };
+    const active: ActiveDownload = { info, downloader, controller, done: Promise.resolve() };
+    const report = (message?: string): void =>
+      this.options.emit({ type: 'downloadProgress', downloadId: id, status: active.info.status, downloadedBytes: active.info.downloadedBytes, totalBytes: active.info.totalBytes, ...(message ? { message } : {}) });
+    let last = 0;
+    active.done = (async () => {
+      const timer = setInterval(() => {
+        active.info = { ...active.info, downloadedBytes: downloader.downloadedBytes(), totalBytes: downloader.totalBytes() };
+        if (active.info.downloadedBytes !== last) report();
+        last = active.info.downloadedBytes;
+      }, 250);
+      try {
+        const file = await downloader.download(controller.signal);
+        active.info = { ...active.info, file, downloadedBytes: downloader.totalBytes(), totalBytes: downloader.totalBytes() };
+        const model = await this.addModel({ path: file, source });
+        active.info = { ...active.info, status: 'finished', modelId: model.id };
+        report();
+      } catch (error) {
+        const cancelled = controller.signal.aborted;
+        active.info = { ...active.info, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: downloader.downloadedBytes(), error: cancelled ? null : (error as Error).message.split('\n')[0] ?? 'download failed' };
+        report(active.info.error ?? undefined);
+      } finally {
+        clearInterval(timer);
+      }
+    })();
+    this.downloads.set(id, active);
+    report();
+    return info;
+  }
+
+  async cancelDownload(downloadId: string): Promise<Download> {
+    const active = this.downloads.get(downloadId);
+    if (!active) throw new WapiiError('not_found', `download ${downloadId} does not exist`);
+    if (active.info.status !== 'downloading') return active.info;
+    active.controller.abort();
+    await active.downloader?.cancel();
+    // The downloader settles its promise on cancel; a stalled connection must not hold the caller.
+    await Promise.race([active.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    if (active.info.status === 'downloading') active.info = { ...active.info, status: 'cancelled' };
+    return active.info;
+  }
+
+  /** Waits for a download to end (tests, shutdown). */
+  async settled(downloadId: string): Promise<Download> {
+    const active = this.downloads.get(downloadId);
+    if (!active) throw new WapiiError('not_found', `download ${downloadId} does not exist`);
+    await active.done;
+    return active.info;
+  }
+
+  async shutdown(): Promise<void> {
+    for (const d of this.downloads.values()) if (d.info.status === 'downloading') await this.cancelDownload(d.info.id).catch(() => undefined);
+  }
+}

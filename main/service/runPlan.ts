@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { RunSubset, StartRunInputSchema } from '../api/evaluation.js';
+import { WapiiError } from '../api/result.js';
+import type { Sample } from '../api/schemas.js';
+import { PROMPT_TEMPLATE_HASH } from '../prompt/index.js';
+import { sha256 } from '../store/index.js';
+import type { RunInput } from '../store/runs.js';
+
+export type StartRunInput = z.output<typeof StartRunInputSchema>;
+
+/** What identifies a sample's content: a later edit of task or expected request changes it. */
+export const contentHash = (s: Pick<Sample, 'task' | 'config'>): string => sha256(JSON.stringify({ task: s.task, config: s.config }));
+
+/** The samples a subset selects, in dataset order; every given filter must hold. */
+export function selectSubset(samples: readonly Sample[], subset: RunSubset): Sample[] {
+  const apis = subset.apis && subset.apis.length > 0 ? new Set(subset.apis) : undefined;
+  const states = subset.reviewStates && subset.reviewStates.length > 0 ? new Set<string>(subset.reviewStates) : undefined;
+  const ids = subset.sampleIds && subset.sampleIds.length > 0 ? new Set(subset.sampleIds) : undefined;
+  const chosen = samples.filter((s) => (!apis || apis.has(s.api)) && (!states || states.has(s.reviewState)) && (!ids || ids.has(s.id)));
+  return subset.limit !== undefined ? chosen.slice(0, subset.limit) : chosen;
+}
+
+/** Says which filter emptied the subset, so the user knows what to loosen. */
+export function emptySubsetMessage(datasetName: string, samples: readonly Sample[], subset: RunSubset): string {
+  const parts: string[] = [];
+  if (subset.apis?.length) parts.push(`APIs ${subset.apis.join(', ')}`);
+  if (subset.reviewStates?.length) parts.push(`review states ${subset.reviewStates.join(', ')}`);
+  if (subset.sampleIds?.length) parts.push(`${subset.sampleIds.length} chosen sample ids`);
+  return `the subset leaves no sample: none of the ${samples.length} samples of dataset "${datasetName}" matches ${parts.join(' and ') || 'the filters'}`;
+}
+
+/** The snapshot a run keeps of each sample it takes; `index` is the sample's position in the dataset. */
+export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<string, string>): RunInput[] {
+  return samples.map((s) => ({ index: s.position, sampleId: s.id, api: s.api, task: s.task, config: s.config, specHash: specHashes.get(s.api) ?? null, contentHash: contentHash(s) }));
+}
+
+/** The settings stored with the run; executeRun's resume compares them. */
+export function settingsOf(input: StartRunInput, samples: number): Record<string, unknown> {
+  return {
+    setup: input.setup,
+    prompt: input.prompt,
+    setting: input.setting,
+    n: input.sampling.n,
+    seed: input.sampling.seed,
+    temperature: input.sampling.temperature,
+    topK: input.sampling.topK,
+    topP: input.sampling.topP,
+    maxTokens: input.sampling.maxTokens,
+    parallel: input.parallel,
+    contextSize: input.contextSize,
+    limit: samples,
+  };
+}
+
+/** The inputs' fingerprint in the manifest: the snapshot's content and the specs it was scored against. */
+export function inputManifest(inputs: readonly RunInput[], specHashes: ReadonlyMap<string, string>): Record<string, unknown> {
+  return {
+    datasetSha256: sha256(inputs.map((i) => `${i.sampleId}:${i.contentHash}`).join('\n')),
+    specSha256: Object.fromEntries([...new Set(inputs.map((i) => i.api))].sort().map((api) => [api, specHashes.get(api) ?? null])),
+    promptTemplate: PROMPT_TEMPLATE_HASH,
+  };
+}
+
+/** A rough one-line estimate of the work, from the outputs and a token rate typical of the setting. */
+export function estimateLine(outputs: number, maxTokens: number, tokensPerSecond: number | undefined): string {
+  const tokens = outputs * maxTokens;
+  if (!tokensPerSecond) return `${outputs} outputs, up to ${tokens.toLocaleString('en')} generated tokens`;
+  const seconds = tokens / tokensPerSecond;
+  const time = seconds < 90 ? `${Math.ceil(seconds)} s` : seconds < 5400 ? `${Math.ceil(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`;
+  return `${outputs} outputs, up to ${tokens.toLocaleString('en')} generated tokens: at most about ${time} at ${Math.round(tokensPerSecond)} tokens/s`;
+}
+
+export function assertRunnable(input: StartRunInput): void {
+  if ('remote' in input.model && input.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');
+  if ('remote' in input.model && input.setting === 'constrained' && input.setup !== 'full') {
+    throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: choose the full setup');
+  }
+}

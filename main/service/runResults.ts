@@ -1,0 +1,385 @@
+import type { Output, Parsed } from '../api/contract.js';
+import type { CompareResult, RunDetail, RunSampleDetail, RunSampleFilter, RunSampleRow, RunStatus, RunSummary } from '../api/evaluation.js';
+import { WapiiError } from '../api/result.js';
+import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import { extractInvocation } from '../execution/index.js';
+import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
+import { HEADLINE, headlineValue, statisticsPerApi, type SampleVerdict, type Statistics, type Verdict } from '../scoring/index.js';
+import type { OutputRow, RunInput, RunRepository, RunRow } from '../store/runs.js';
+import { exportRunFiles } from './runExport.js';
+
+/** One output of a run as the result pages filter and sort it, built once per run and cached. */
+interface IndexedOutput {
+  readonly row: RunSampleRow;
+  /** The verdict in force (override applied); null for an output that failed to generate. */
+  readonly verdict: Verdict | null;
+  readonly argumentVerdicts: ReadonlySet<string>;
+  /** Lower-cased task, sample id and code, for the text filter. */
+  readonly haystack: string;
+}
+
+interface RunIndex {
+  readonly key: string;
+  readonly outputs: readonly IndexedOutput[];
+  readonly byKey: ReadonlyMap<string, number>;
+}
+
+export interface ResultsContext {
+  readonly runs: RunRepository;
+  readonly author: string;
+  /** A stored spec by content hash, parsed once. */
+  readonly spec: (hash: string) => Promise<ApiSpec | undefined>;
+  /** The current state of a stored dataset's samples: id → content hash and spec hash (undefined: dataset gone). */
+  readonly currentSamples: (datasetId: number) => Map<string, { contentHash: string; specHash: string | null }> | undefined;
+  readonly datasetName: (datasetId: number) => string | undefined;
+  /** Live progress of runs this process is running. */
+  readonly progress: (runId: number) => RunDetail['progress'];
+  readonly emitRunsChanged: () => void;
+}
+
+const outputKey = (index: number, attempt: number): string => `${index}.${attempt}`;
+const VERDICT_ORDER: Record<string, number> = { correct: 0, wrong: 1, illegal: 2, nonexecutable: 3 };
+
+function verdictLabel(v: Verdict | null): string | null {
+  if (!v) return null;
+  return v.sample_verdict === 'nonexecutable' && v.error_verdict ? `nonexecutable (${v.error_verdict})` : v.sample_verdict;
+}
+
+/** The scorer's verdict with a reviewer's override of the sample verdict applied. */
+function withOverride(v: Verdict, to: SampleVerdict | null | undefined): Verdict {
+  if (!to) return v;
+  return { ...v, sample_verdict: to, error_verdict: to === 'nonexecutable' ? v.error_verdict : null };
+}
+
+function argumentList(v: Verdict | null): RunSampleDetail['arguments'] {
+  if (!v) return [];
+  const out: RunSampleDetail['arguments'] = [];
+  for (const [location, args] of Object.entries(v.arguments)) {
+    for (const [key, a] of Object.entries(args ?? {})) out.push({ location, key, expected: a.expected, actual: a.actual, verdict: a.verdict });
+  }
+  return out;
+}
+
+function endpointLabel(spec: ApiSpec | undefined, config: RequestConfig): string {
+  const endpoint = spec ? resolveEndpoint(spec, config.url, config.method).endpoint : undefined;
+  return endpoint ? `${endpoint.method.toUpperCase()} ${endpoint.path}` : `${config.method.toUpperCase()} ${config.url}`;
+}
+
+/** The stored outputs, filtered, sorted, compared and exported for the result pages. */
+export class RunResults {
+  private readonly indexes = new Map<number, RunIndex>();
+  /** Bumped on every write this process makes; with SQLite's data_version it keys the caches. */
+  private localVersion = 0;
+
+  constructor(private readonly ctx: ResultsContext) {}
+
+  /** Call after writing a run's outputs or overrides. */
+  invalidate(runId?: number): void {
+    this.localVersion++;
+    if (runId === undefined) this.indexes.clear();
+    else this.indexes.delete(runId);
+  }
+
+  private cacheKey(run: RunRow): string {
+    return `${this.ctx.runs.dataVersion()}.${this.localVersion}.${run.done}.${run.overridden}.${run.status}`;
+  }
+
+  run(runId: number): RunRow {
+    const run = this.ctx.runs.get(runId);
+    if (!run) throw new WapiiError('not_found', `run ${runId} does not exist`);
+    return run;
+  }
+
+  private async index(run: RunRow): Promise<RunIndex> {
+    const key = this.cacheKey(run);
+    const cached = this.indexes.get(run.id);
+    if (cached && cached.key === key) return cached;
+    const inputs = new Map(this.ctx.runs.inputs(run.id).map((i) => [i.index, i]));
+    const overrides = new Map<string, SampleVerdict | null>();
+    for (const o of this.ctx.runs.overrides(run.id)) overrides.set(outputKey(o.sampleIndex, o.attempt), o.to as SampleVerdict | null);
+    const specs = new Map<string, ApiSpec | undefined>();
+    for (const input of inputs.values()) if (input.specHash && !specs.has(input.specHash)) specs.set(input.specHash, await this.ctx.spec(input.specHash));
+    const outputs = this.ctx.runs.outputs(run.id).map((o) => this.indexOutput(o, inputs.get(o.sample_index), overrides, specs));
+    const index: RunIndex = { key, outputs, byKey: new Map(outputs.map((o, i) => [outputKey(o.row.index, o.row.attempt), i])) };
+    this.indexes.set(run.id, index);
+    return index;
+  }
+
+  private indexOutput(o: OutputRow, input: RunInput | undefined, overrides: Map<string, SampleVerdict | null>, specs: Map<string, ApiSpec | undefined>): IndexedOutput {
+    const scorer = o.error === null ? (JSON.parse(o.verdict) as Verdict | null) : null;
+    const key = outputKey(o.sample_index, o.attempt);
+    const override = overrides.get(key);
+    const verdict = scorer ? withOverride(scorer, override) : null;
+    const counts: Record<string, number> = {};
+    const argumentVerdicts = new Set<string>();
+    for (const a of argumentList(verdict)) {
+      counts[a.verdict] = (counts[a.verdict] ?? 0) + 1;
+      argumentVerdicts.add(a.verdict);
+    }
+    const generation = o.generation === null ? null : (JSON.parse(o.generation) as { tokens?: number });
+    const spec = input?.specHash ? specs.get(input.specHash) : undefined;
+    const row: RunSampleRow = {
+      index: o.sample_index,
+      attempt: o.attempt,
+      sampleId: input?.sampleId ?? null,
+      api: o.api,
+      task: input?.task ?? '',
+      endpoint: input ? endpointLabel(spec, input.config) : '',
+      sample_verdict: verdict?.sample_verdict ?? null,
+      error_verdict: verdict?.error_verdict ?? null,
+      url_verdict: verdict?.url_verdict ?? null,
+      method_verdict: verdict?.method_verdict ?? null,
+      endpoint_verdict: verdict?.endpoint_verdict ?? null,
+      argumentCounts: counts,
+      overridden: override !== undefined && override !== null,
+      error: o.error,
+      tokens: generation?.tokens ?? null,
+      durationMs: o.duration_ms,
+    };
+    return { row, verdict, argumentVerdicts, haystack: `${row.task}\n${row.sampleId ?? ''}\n${o.code}`.toLowerCase() };
+  }
+
+  /** Statistics from the stored verdicts with overrides applied (errored outputs left out). */
+  private async report(run: RunRow): Promise<{ statistics: Statistics | null; per_api: Record<string, Statistics> }> {
+    const scored = (await this.index(run)).outputs.filter((o) => o.verdict !== null);
+    if (scored.length === 0) return { statistics: null, per_api: {} };
+    const { statistics, perApi } = statisticsPerApi(scored.map((o) => ({ api: o.row.api, verdict: o.verdict! })));
+    return { statistics, per_api: perApi };
+  }
+
+  /** Which of the run's samples changed in the stored dataset since the run took them. */
+  private datasetChanges(run: RunRow, current = run.datasetId === null ? undefined : this.ctx.currentSamples(run.datasetId)): RunDetail['datasetChanges'] {
+    if (run.datasetId === null) return [];
+    const changes: RunDetail['datasetChanges'] = [];
+    for (const input of this.ctx.runs.inputs(run.id)) {
+      if (!input.sampleId) continue;
+      const now = current?.get(input.sampleId);
+      if (!now) changes.push({ sampleId: input.sampleId, index: input.index, change: 'removed' });
+      else if (now.contentHash !== input.contentHash) changes.push({ sampleId: input.sampleId, index: input.index, change: 'edited' });
+      else if (input.specHash && now.specHash !== input.specHash) changes.push({ sampleId: input.sampleId, index: input.index, change: 'spec changed' });
+    }
+    return changes;
+  }
+
+  summary(run: RunRow, changed?: boolean): RunSummary {
+    const stats = run.statistics?.statistics as Statistics | undefined;
+    const setting = (key: string): string | null => (typeof run.settings[key] === 'string' ? (run.settings[key] as string) : null);
+    return {
+      id: run.id,
+      kind: run.kind,
+      status: run.status as RunStatus,
+      datasetId: run.datasetId,
+      dataset: run.datasetId !== null ? (this.ctx.datasetName(run.datasetId) ?? run.dataset) : run.dataset,
+      model: run.model?.name ?? (typeof run.manifest?.['modelFile'] === 'string' ? String(run.manifest['modelFile']).split(/[\\/]/).pop()! : null),
+      setup: setting('setup'),
+      setting: setting('setting'),
+      prompt: setting('prompt'),
+      createdAt: run.createdAt,
+      finishedAt: run.finishedAt,
+      total: run.total ?? run.done,
+      done: run.done,
+      correct: stats ? headlineValue(stats, 'samples_correct_wrt_total') : null,
+      illegal: stats ? headlineValue(stats, 'samples_illegal_wrt_executable') : null,
+      overridden: run.overridden,
+      datasetChanged: changed ?? this.datasetChanges(run).length > 0,
+      error: run.error,
+      demo: run.demo,
+    };
+  }
+
+  listRuns(): Output<'listRuns'> {
+    // Each dataset's current state is read once for all its runs.
+    const current = new Map<number, ReturnType<ResultsContext['currentSamples']>>();
+    return this.ctx.runs.list().map((r) => {
+      if (r.datasetId === null) return this.summary(r, false);
+      if (!current.has(r.datasetId)) current.set(r.datasetId, this.ctx.currentSamples(r.datasetId));
+      return this.summary(r, this.datasetChanges(r, current.get(r.datasetId)).length > 0);
+    });
+  }
+
+  async getRun(runId: number): Promise<RunDetail> {
+    const run = this.run(runId);
+    const changes = this.datasetChanges(run);
+    const { statistics, per_api } = await this.report(run);
+    const inputs = this.ctx.runs.inputs(run.id);
+    const live = this.ctx.progress(run.id);
+    const summary = this.summary(run, changes.length > 0);
+    return {
+      ...summary,
+      // Live runs have no stored statistics yet; the headline numbers follow what is stored so far.
+      correct: statistics ? headlineValue(statistics, 'samples_correct_wrt_total') : summary.correct,
+      illegal: statistics ? headlineValue(statistics, 'samples_illegal_wrt_executable') : summary.illegal,
+      settings: run.settings,
+      manifest: run.manifest,
+      subset: run.subset,
+      statistics,
+      per_api,
+      datasetChanges: changes,
+      progress: live,
+      apis: [...new Set(inputs.map((i) => i.api))].sort(),
+    };
+  }
+
+  async listRunSamples(input: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> {
+    const index = await this.index(this.run(input.runId));
+    const matches = index.outputs.filter(matcher(input.filter));
+    const dir = input.sort.dir === 'desc' ? -1 : 1;
+    const by = input.sort.by;
+    if (by !== 'index' || dir < 0) {
+      const value = (o: IndexedOutput): number | string =>
+        by === 'api' ? o.row.api : by === 'verdict' ? (VERDICT_ORDER[o.row.sample_verdict ?? ''] ?? 9) : by === 'tokens' ? (o.row.tokens ?? -1) : by === 'duration' ? (o.row.durationMs ?? -1) : o.row.index;
+      matches.sort((a, b) => {
+        const va = value(a);
+        const vb = value(b);
+        return (va < vb ? -1 : va > vb ? 1 : a.row.index - b.row.index || a.row.attempt - b.row.attempt) * dir;
+      });
+    }
+    return { total: matches.length, rows: matches.slice(input.offset, input.offset + input.limit).map((o) => o.row) };
+  }
+
+  async getRunSample(input: Parsed<'getRunSample'>): Promise<RunSampleDetail> {
+    const run = this.run(input.runId);
+    const index = await this.index(run);
+    const position = index.byKey.get(outputKey(input.index, input.attempt));
+    const stored = this.ctx.runs.output(run.id, input.index, input.attempt);
+    if (position === undefined || !stored) throw new WapiiError('not_found', `run ${run.id} has no output for sample ${input.index}${input.attempt ? ` (attempt ${input.attempt})` : ''}`);
+    const entry = index.outputs[position]!;
+    const inputRow = this.ctx.runs.input(run.id, input.index);
+    const spec = inputRow?.specHash ? await this.ctx.spec(inputRow.specHash) : undefined;
+    const expectedEndpoint = spec && inputRow ? resolveEndpoint(spec, inputRow.config.url, inputRow.config.method).endpoint : undefined;
+    const request = stored.request === null ? null : (JSON.parse(stored.request) as { method: string; url: string; headers: Record<string, JsonValue>; params: Record<string, JsonValue>; data?: JsonValue });
+    const captured = spec && request ? resolveEndpoint(spec, request.url, request.method) : undefined;
+    const extraction = JSON.parse(stored.extraction) as { rule: string; call: string } | { error: string };
+    const execution = stored.execution === null ? null : (JSON.parse(stored.execution) as { console?: string[]; error?: { kind: string; message: string } });
+    const generation = stored.generation === null ? null : (JSON.parse(stored.generation) as Record<string, unknown>);
+    // The stored extraction keeps the call, not its offsets; cutting again (a pure function) gives them.
+    const cut = extractInvocation(stored.code);
+    const callRange: [number, number] | null = 'call' in extraction && cut.status === 'ok' ? [cut.start, cut.call.endsWith(`${cut.rule}\n`) ? cut.cut + cut.rule.length : cut.cut] : null;
+    const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+    const scorer = stored.error === null ? (JSON.parse(stored.verdict) as Verdict | null) : null;
+    return {
+      ...entry.row,
+      expected: inputRow?.config ?? { url: '', method: '' },
+      expectedEndpoint: expectedEndpoint ? { method: expectedEndpoint.method, path: expectedEndpoint.path } : null,
+      capturedEndpoint: captured?.endpoint && captured.candidate ? { method: captured.endpoint.method, path: captured.endpoint.path, pathParams: { ...captured.candidate.pathParams } } : null,
+      prompt: stored.prompt,
+      code: stored.code,
+      rawOutput: stored.raw_output,
+      extraction,
+      callRange,
+      request,
+      verdict: entry.verdict,
+      scorerVerdict: scorer,
+      arguments: argumentList(entry.verdict),
+      generation: generation
+        ? {
+            stop: String(generation['stop'] ?? ''),
+            tokens: num(generation['tokens']),
+            promptTokens: num(generation['promptTokens']),
+            promptMs: num(generation['promptMs']),
+            generateMs: num(generation['generateMs']),
+            constraintMs: num(generation['constraintMs']),
+            interventions: Array.isArray(generation['interventions']) ? (generation['interventions'] as NonNullable<RunSampleDetail['generation']>['interventions']) : [],
+            trace: Array.isArray(generation['trace']) ? (generation['trace'] as string[]) : null,
+          }
+        : null,
+      console: execution?.console ?? [],
+      runtimeError: execution?.error ? `${execution.error.kind}: ${execution.error.message}` : stored.error,
+      overrides: this.ctx.runs
+        .overrides(run.id, { index: input.index, attempt: input.attempt })
+        .map((o) => ({ at: o.at, author: o.author, reason: o.reason, from: o.from as SampleVerdict, to: o.to as SampleVerdict | null })),
+      previous: position > 0 ? index.outputs[position - 1]!.row.index : null,
+      next: position + 1 < index.outputs.length ? index.outputs[position + 1]!.row.index : null,
+    };
+  }
+
+  async overrideVerdict(input: Parsed<'overrideVerdict'>): Promise<RunSampleDetail> {
+    const run = this.run(input.runId);
+    if (run.status === 'running' || run.status === 'queued') throw new WapiiError('conflict', `run ${run.id} is ${run.status}; override verdicts once it has stopped`);
+    const current = await this.getRunSample({ runId: run.id, index: input.index, attempt: input.attempt });
+    if (!current.verdict) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} failed to generate (${current.error}); there is no verdict to override`);
+    if (input.verdict === null && !current.overridden) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} has no override to withdraw`);
+    if (input.verdict !== null && input.verdict === current.verdict.sample_verdict) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} is already ${input.verdict}`);
+    this.ctx.runs.addOverride(run.id, { sampleIndex: input.index, attempt: input.attempt, author: this.ctx.author, reason: input.reason, from: current.verdict.sample_verdict, to: input.verdict });
+    this.invalidate(run.id);
+    const fresh = this.run(run.id);
+    const report = await this.report(fresh);
+    if (fresh.statistics !== null) this.ctx.runs.setStatistics(run.id, { statistics: report.statistics, per_api: report.per_api });
+    this.invalidate(run.id);
+    this.ctx.emitRunsChanged();
+    return this.getRunSample({ runId: run.id, index: input.index, attempt: input.attempt });
+  }
+
+  /** Stores the statistics of a run that stopped (finished, cancelled), overrides applied. */
+  async storeStatistics(runId: number): Promise<void> {
+    this.invalidate(runId);
+    const report = await this.report(this.run(runId));
+    if (report.statistics) this.ctx.runs.setStatistics(runId, { statistics: report.statistics, per_api: report.per_api });
+    this.invalidate(runId);
+  }
+
+  async compareRuns(input: Parsed<'compareRuns'>): Promise<CompareResult> {
+    const baseline = this.run(input.baselineId);
+    const others = input.runIds.map((id) => this.run(id));
+    const reports = await Promise.all([baseline, ...others].map((r) => this.report(r)));
+    const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
+      const values = reports.map((r) => (r.statistics ? headlineValue(r.statistics, key) : 0));
+      return { key, label, baseline: values[0]!, values: values.slice(1), deltas: values.slice(1).map((v) => v - values[0]!) };
+    });
+    // Aligned by sample index, first output of each sample (n > 1 compares attempt 0).
+    const first = async (run: RunRow): Promise<Map<number, IndexedOutput>> => {
+      const map = new Map<number, IndexedOutput>();
+      for (const o of (await this.index(run)).outputs) if (o.row.attempt === 0) map.set(o.row.index, o);
+      return map;
+    };
+    const base = await first(baseline);
+    const rest = await Promise.all(others.map(first));
+    const indexes = [...new Set([...base.keys(), ...rest.flatMap((m) => [...m.keys()])])].sort((a, b) => a - b);
+    const counts = others.map(() => ({ fixed: 0, regressed: 0, changed: 0, same: 0 }));
+    const rows: CompareResult['rows'] = [];
+    for (const index of indexes) {
+      const b = base.get(index);
+      const labels = rest.map((m) => verdictLabel(m.get(index)?.verdict ?? null));
+      const baseLabel = verdictLabel(b?.verdict ?? null);
+      const changes = labels.map((label, i) => {
+        const change = label === baseLabel ? 'same' : label === 'correct' ? 'fixed' : baseLabel === 'correct' ? 'regressed' : 'changed';
+        counts[i]![change]++;
+        return change;
+      });
+      if (input.changedOnly && changes.every((c) => c === 'same')) continue;
+      const any = b ?? rest.map((m) => m.get(index)).find((o) => o !== undefined)!;
+      rows.push({ index, sampleId: any.row.sampleId, api: any.row.api, task: any.row.task, baseline: baseLabel, others: labels, changes });
+    }
+    return {
+      baseline: this.summary(baseline),
+      runs: others.map((r) => this.summary(r)),
+      metrics,
+      counts,
+      total: rows.length,
+      rows: rows.slice(input.offset, input.offset + input.limit),
+    };
+  }
+
+  async exportRun(input: Parsed<'exportRun'>): Promise<Output<'exportRun'>> {
+    const run = this.run(input.runId);
+    const index = await this.index(run);
+    const report = await this.report(run);
+    return { files: exportRunFiles(input.format, this.summary(run), report, index.outputs.map((o) => ({ row: o.row, verdict: o.verdict, code: this.ctx.runs.output(run.id, o.row.index, o.row.attempt)?.code ?? '' }))) };
+  }
+}
+
+function matcher(filter: RunSampleFilter): (o: IndexedOutput) => boolean {
+  const text = filter.text?.trim().toLowerCase();
+  const endpoint = filter.endpoint?.trim().toLowerCase();
+  const inSet = <T>(values: readonly T[] | undefined, v: T | null): boolean => !values || values.length === 0 || (v !== null && values.includes(v));
+  return (o) =>
+    inSet(filter.sampleVerdicts, o.row.sample_verdict) &&
+    inSet(filter.errorVerdicts, o.row.error_verdict) &&
+    inSet(filter.endpointVerdicts, o.row.endpoint_verdict) &&
+    inSet(filter.apis, o.row.api) &&
+    (!filter.argumentVerdicts || filter.argumentVerdicts.length === 0 || filter.argumentVerdicts.some((v) => o.argumentVerdicts.has(v))) &&
+    (!endpoint || o.row.endpoint.toLowerCase().includes(endpoint)) &&
+    (!text || o.haystack.includes(text)) &&
+    (filter.overridden === undefined || o.row.overridden === filter.overridden) &&
+    (filter.errored === undefined || (o.row.error !== null) === filter.errored);
+}

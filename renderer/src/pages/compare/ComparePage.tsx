@@ -1,0 +1,299 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import type { CompareResult, RunSampleDetail, RunSummary } from '../../api.js';
+import { LOCATION_LABELS } from '../../api.js';
+import { getClient } from '../../client.js';
+import { Empty, Failed, Loading } from '../../components/Empty.js';
+import { step, useShortcuts } from '../../components/shortcuts.js';
+import { Verdict } from '../../components/Verdict.js';
+import { json, percent, signedPoints } from '../../format.js';
+import { attempt } from '../../notices.js';
+import { setupLabel, useRuns } from '../runs/runsStore.js';
+
+type Row = CompareResult['rows'][number];
+const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${setupLabel(r)}`;
+/** A ratio reads as a percent and its delta in points; a count as a number. */
+const isRatio = (key: string): boolean => key.includes('_wrt_');
+const value = (key: string, v: number): string => (isRatio(key) ? percent(v) : String(v));
+const delta = (key: string, d: number): string => (isRatio(key) ? signedPoints(d) : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}`);
+/** Lower is better for these metrics, so a rise is a regression. */
+const lowerIsBetter = (key: string): boolean => /illegal|wrong|error|nonexecutable|missing|unnecessary/.test(key);
+
+/** A baseline and one or more runs: metric deltas, samples aligned by index, one sample's requests side by side. */
+export function ComparePage(): React.JSX.Element {
+  const [search, setSearch] = useSearchParams();
+  const runs = useRuns((s) => s.runs);
+  const loaded = useRuns((s) => s.loaded);
+  const failed = useRuns((s) => s.failed);
+  const baselineId = Number(search.get('baseline')) || undefined;
+  const runIds = (search.get('runs') ?? '').split(',').map(Number).filter((n) => n > 0 && n !== baselineId);
+  const changedOnly = search.get('changed') === '1';
+  const [result, setResult] = useState<CompareResult | undefined>();
+  const [loading, setLoading] = useState(false);
+  const [index, setIndex] = useState<number | undefined>();
+
+  useEffect(() => void useRuns.getState().load(), []);
+  const key = `${baselineId}|${runIds.join(',')}|${changedOnly}`;
+  useEffect(() => {
+    if (!baselineId || runIds.length === 0) return setResult(undefined);
+    setLoading(true);
+    void attempt(() => getClient().compareRuns({ baselineId, runIds, changedOnly, limit: 100_000 })).then((r) => {
+      setResult(r);
+      setLoading(false);
+    });
+    // `key` summarises the inputs.
+  }, [key]);
+
+  const update = (patch: Record<string, string | undefined>): void =>
+    setSearch((p) => {
+      for (const [k, v] of Object.entries(patch)) if (v === undefined || v === '') p.delete(k);
+      else p.set(k, v);
+      return p;
+    });
+  const rows = result?.rows ?? [];
+  useEffect(() => {
+    if (index !== undefined) document.querySelector(`[data-testid=compare-rows] tr[data-index="${index}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [index]);
+  useShortcuts('Compare', [
+    { keys: 'j', description: 'next sample', run: () => setIndex((i) => step(rows.map((r) => r.index), i, 1)) },
+    { keys: 'k', description: 'previous sample', run: () => setIndex((i) => step(rows.map((r) => r.index), i, -1)) },
+    { keys: 'c', description: 'changed only', run: () => update({ changed: changedOnly ? undefined : '1' }) },
+    { keys: 'Escape', description: 'close the sample', run: () => setIndex(undefined) },
+  ]);
+
+  if (!loaded)
+    return <main className="page scroll">{failed ? <Failed what="the runs" retry={() => void useRuns.getState().load()} /> : <Loading what="runs" />}</main>;
+  const finished = runs.filter((r) => r.done > 0);
+  if (finished.length < 2)
+    return (
+      <main className="page scroll">
+        <Empty title="Comparing needs two runs with outputs.">
+          Queue runs from <Link to="/runs/new">New run</Link> — the paper's grid gives four to compare.
+        </Empty>
+      </main>
+    );
+  return (
+    <main className={`page compare${index !== undefined ? ' with-detail' : ''}`}>
+      <section className="list">
+        <div className="toolbar">
+          <h2>Compare</h2>
+          <label>
+            Baseline
+            <select aria-label="Baseline run" value={baselineId ?? ''} onChange={(e) => update({ baseline: e.target.value, runs: runIds.filter((id) => id !== Number(e.target.value)).join(',') })}>
+              <option value="">choose…</option>
+              {finished.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {runLabel(r)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="choices" role="group" aria-label="Runs to compare">
+            {finished
+              .filter((r) => r.id !== baselineId)
+              .map((r) => (
+                <label key={r.id} className="check">
+                  <input type="checkbox" checked={runIds.includes(r.id)} onChange={(e) => update({ runs: (e.target.checked ? [...runIds, r.id] : runIds.filter((x) => x !== r.id)).join(',') })} />
+                  {runLabel(r)}
+                </label>
+              ))}
+          </div>
+        </div>
+        {!baselineId || runIds.length === 0 ? (
+          <Empty title="Choose a baseline and at least one run to compare with it." />
+        ) : !result ? (
+          loading ? <Loading what="the comparison" /> : null
+        ) : (
+          <div className="scroll compare-body">
+            <Metrics result={result} />
+            <div className="filters">
+              <label className="check">
+                <input type="checkbox" aria-label="Changed only" checked={changedOnly} onChange={(e) => update({ changed: e.target.checked ? '1' : undefined })} /> changed only (c)
+              </label>
+              {result.runs.map((r, i) => (
+                <span key={r.id} className="muted">
+                  #{r.id}: <span className="fixed">{result.counts[i]?.fixed} fixed</span> · <span className="regressed">{result.counts[i]?.regressed} regressed</span> · {result.counts[i]?.changed} changed · {result.counts[i]?.same} same
+                </span>
+              ))}
+              <span className="count" data-testid="compare-count">
+                {result.total} sample{result.total === 1 ? '' : 's'}
+              </span>
+            </div>
+            <AlignedSamples result={result} selected={index} onSelect={setIndex} />
+          </div>
+        )}
+      </section>
+      {index !== undefined && result && <RequestsSideBySide key={index} index={index} result={result} onClose={() => setIndex(undefined)} />}
+    </main>
+  );
+}
+
+function Metrics({ result }: { result: CompareResult }): React.JSX.Element {
+  return (
+    <table className="grid numbers metrics" data-testid="compare-metrics">
+      <thead>
+        <tr>
+          <th>metric</th>
+          <th>baseline #{result.baseline.id}</th>
+          {result.runs.map((r) => (
+            <th key={r.id} colSpan={2}>
+              #{r.id} {setupLabel(r)}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {result.metrics.map((m) => (
+          <tr key={m.key}>
+            <th title={m.key}>{m.label}</th>
+            <td>{value(m.key, m.baseline)}</td>
+            {m.values.map((v, i) => {
+              const d = m.deltas[i] ?? 0;
+              const better = lowerIsBetter(m.key) ? d < 0 : d > 0;
+              return [
+                <td key={`v${i}`}>{value(m.key, v)}</td>,
+                <td key={`d${i}`} className={d === 0 ? 'muted' : better ? 'fixed' : 'regressed'}>
+                  {delta(m.key, d)}
+                </td>,
+              ];
+            })}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function AlignedSamples({ result, selected, onSelect }: { result: CompareResult; selected: number | undefined; onSelect: (i: number) => void }): React.JSX.Element {
+  if (result.rows.length === 0) return <Empty title="No sample changed verdict." />;
+  return (
+    <table className="samples aligned" data-testid="compare-rows">
+      <thead>
+        <tr>
+          <th style={{ width: 50 }}>#</th>
+          <th style={{ width: 90 }}>API</th>
+          <th>Task</th>
+          <th style={{ width: 170 }}>baseline #{result.baseline.id}</th>
+          {result.runs.map((r) => (
+            <th key={r.id} style={{ width: 240 }}>
+              #{r.id}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {result.rows.map((row: Row) => (
+          <tr key={row.index} className={`${row.changes.includes('regressed') ? 'regressed' : row.changes.includes('fixed') ? 'fixed' : ''}${row.index === selected ? ' selected' : ''}`} onClick={() => onSelect(row.index)} data-index={row.index}>
+            <td>{row.index}</td>
+            <td>{row.api}</td>
+            <td title={row.task}>{row.task}</td>
+            <td>
+              <Verdict value={row.baseline} />
+            </td>
+            {row.others.map((o, i) => (
+              <td key={i} className={`change-${row.changes[i]}`}>
+                <Verdict value={o} /> {row.changes[i] !== 'same' && <span className="change">{row.changes[i]}</span>}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** One sample's captured requests from every run, beside the expected one, argument by argument. */
+function RequestsSideBySide({ index, result, onClose }: { index: number; result: CompareResult; onClose: () => void }): React.JSX.Element {
+  const all = useMemo(() => [result.baseline, ...result.runs], [result]);
+  const [details, setDetails] = useState<(RunSampleDetail | undefined)[] | undefined>();
+  useEffect(() => {
+    let live = true;
+    void Promise.all(all.map((r) => getClient().getRunSample({ runId: r.id, index }).catch(() => undefined))).then((d) => live && setDetails(d));
+    return () => {
+      live = false;
+    };
+  }, [all, index]);
+  const first = details?.find((d) => d !== undefined);
+  const keys = new Map<string, { location: string; key: string; expected: unknown }>();
+  for (const d of details ?? []) for (const a of d?.arguments ?? []) if (!keys.has(`${a.location}.${a.key}`)) keys.set(`${a.location}.${a.key}`, { location: a.location, key: a.key, expected: a.expected });
+  return (
+    <aside className="detail" data-testid="compare-sample">
+      <header>
+        <h2>#{index}</h2>
+        <button className="link" onClick={onClose} aria-label="Close sample">
+          ✕
+        </button>
+      </header>
+      {!details ? (
+        <Loading what={`sample ${index}`} />
+      ) : (
+        <>
+          <p className="task">{first?.task}</p>
+          <table className="grid side-by-side">
+            <thead>
+              <tr>
+                <th />
+                <th>expected</th>
+                {all.map((r, i) => (
+                  <th key={r.id}>
+                    #{r.id}
+                    {i === 0 && ' (baseline)'}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <th>verdict</th>
+                <td />
+                {details.map((d, i) => (
+                  <td key={i}>{d ? <Verdict value={d.sample_verdict === 'nonexecutable' && d.error_verdict ? `nonexecutable (${d.error_verdict})` : d.sample_verdict} /> : <span className="muted">no output</span>}</td>
+                ))}
+              </tr>
+              <tr>
+                <th>request</th>
+                <td>
+                  <code>
+                    {first?.expected.method.toUpperCase()} {first?.expected.url}
+                  </code>
+                </td>
+                {details.map((d, i) => (
+                  <td key={i} className={`part-${d?.endpoint_verdict ?? 'none'}`}>
+                    {d?.request ? (
+                      <code>
+                        {d.request.method.toUpperCase()} {d.request.url}
+                      </code>
+                    ) : (
+                      <span className="muted">none</span>
+                    )}
+                  </td>
+                ))}
+              </tr>
+              {[...keys.values()].map((k) => (
+                <tr key={`${k.location}.${k.key}`}>
+                  <th>
+                    <span className="muted">{LOCATION_LABELS[k.location] ?? k.location}</span> <code>{k.key}</code>
+                  </th>
+                  <td>
+                    <code>{k.expected === null ? '' : json(k.expected)}</code>
+                  </td>
+                  {details.map((d, i) => {
+                    const a = d?.arguments.find((x) => x.location === k.location && x.key === k.key);
+                    return (
+                      <td key={i} className={a ? `arg-${a.verdict}` : undefined} title={a?.verdict.replace(/_/g, ' ')}>
+                        {a && a.verdict !== 'missing' ? <code>{json(a.actual)}</code> : <span className="muted">{a ? 'missing' : '–'}</span>}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="muted">
+            Open in a run: {all.map((r) => <Link key={r.id} to={`/runs/${r.id}`}>#{r.id} </Link>)}
+          </p>
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,306 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { REVIEW_STATES } from '../../../../main/api/constants.js';
+import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
+import type { Model, StartRunInput } from '../../api.js';
+import { getClient } from '../../client.js';
+import { Empty, Loading } from '../../components/Empty.js';
+import { attempt, messageOf } from '../../notices.js';
+import { useRuns } from './runsStore.js';
+
+type Setup = 'full' | 'argument';
+type Setting = 'unconstrained' | 'constrained';
+const GRID: readonly { setup: Setup; setting: Setting; label: string }[] = [
+  { setup: 'full', setting: 'unconstrained', label: 'Full completion · unconstrained' },
+  { setup: 'full', setting: 'constrained', label: 'Full completion · constrained' },
+  { setup: 'argument', setting: 'unconstrained', label: 'Argument completion · unconstrained' },
+  { setup: 'argument', setting: 'constrained', label: 'Argument completion · constrained' },
+];
+const cell = (g: { setup: Setup; setting: Setting }): string => `${g.setup}/${g.setting}`;
+
+/** Queue runs: dataset and subset, model or remote endpoint, the paper's grid, prompt, sampling, resources. */
+export function NewRunPage(): React.JSX.Element {
+  const client = getClient();
+  const navigate = useNavigate();
+  const [datasets, setDatasets] = useState<DatasetSummary[] | undefined>();
+  const [models, setModels] = useState<Model[] | undefined>();
+  const [datasetId, setDatasetId] = useState<number | undefined>();
+  const [apis, setApis] = useState<string[]>([]);
+  const [reviewStates, setReviewStates] = useState<ReviewState[]>([]);
+  const [limit, setLimit] = useState('');
+  const [source, setSource] = useState<'local' | 'remote'>('local');
+  const [modelId, setModelId] = useState<number | undefined>();
+  const [remoteUrl, setRemoteUrl] = useState('http://127.0.0.1:8080/v1');
+  const [remoteModel, setRemoteModel] = useState('default');
+  const [grid, setGrid] = useState<string[]>(['full/unconstrained']);
+  const [prompt, setPrompt] = useState<'completion' | 'chat'>('completion');
+  const [greedy, setGreedy] = useState(true);
+  const [temperature, setTemperature] = useState('0.8');
+  const [topK, setTopK] = useState('40');
+  const [topP, setTopP] = useState('0.95');
+  const [seed, setSeed] = useState('1');
+  const [n, setN] = useState('1');
+  const [maxTokens, setMaxTokens] = useState('250');
+  const [parallel, setParallel] = useState('1');
+  const [contextSize, setContextSize] = useState('1024');
+  const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
+  const [queuing, setQueuing] = useState(false);
+
+  useEffect(() => {
+    void attempt(() => client.listDatasets({})).then((d) => {
+      setDatasets(d ?? []);
+      if (d && d.length > 0) setDatasetId((id) => id ?? d[d.length - 1]!.id);
+    });
+    void attempt(() => client.listModels({})).then((m) => {
+      setModels(m ?? []);
+      const usable = m?.filter((x) => x.present) ?? [];
+      if (usable.length > 0) setModelId((id) => id ?? usable[usable.length - 1]!.id);
+      else setSource((s) => (m && m.length === 0 ? 'remote' : s));
+    });
+  }, [client]);
+
+  const dataset = datasets?.find((d) => d.id === datasetId);
+  const model = models?.find((m) => m.id === modelId);
+  const number = (text: string): number | undefined => (text.trim() === '' || Number.isNaN(Number(text)) ? undefined : Number(text));
+
+  /** The input of one startRun call, or why the form cannot make one. */
+  const input = useMemo((): ((g: { setup: Setup; setting: Setting }) => StartRunInput) | string => {
+    if (datasetId === undefined) return 'choose a dataset';
+    if (source === 'local' && modelId === undefined) return 'choose a model';
+    if (source === 'remote' && !/^https?:\/\/\S+$/.test(remoteUrl.trim())) return 'give the endpoint as an http(s) URL';
+    if (grid.length === 0) return 'tick at least one cell of the grid';
+    const lim = number(limit);
+    if (limit.trim() !== '' && (lim === undefined || lim < 1 || !Number.isInteger(lim))) return 'the sample limit must be a whole number of 1 or more';
+    const subset = { ...(apis.length > 0 ? { apis } : {}), ...(reviewStates.length > 0 ? { reviewStates } : {}), ...(lim ? { limit: lim } : {}) };
+    const sampling = {
+      temperature: greedy ? 0 : (number(temperature) ?? 0.8),
+      topK: number(topK) ?? 40,
+      topP: number(topP) ?? 0.95,
+      seed: number(seed) ?? 1,
+      n: number(n) ?? 1,
+      maxTokens: number(maxTokens) ?? 250,
+    };
+    return (g) => ({
+      datasetId,
+      subset,
+      model: source === 'local' ? { modelId: modelId! } : { remote: { url: remoteUrl.trim(), model: remoteModel.trim() || 'default' } },
+      setup: g.setup,
+      setting: g.setting,
+      prompt,
+      sampling,
+      parallel: number(parallel) ?? 1,
+      contextSize: number(contextSize) ?? 1024,
+    });
+  }, [datasetId, source, modelId, remoteUrl, remoteModel, grid, limit, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+
+  const cells = GRID.filter((g) => grid.includes(cell(g)));
+  // The estimate follows the form, a moment after the last change.
+  useEffect(() => {
+    if (typeof input === 'string') return setEstimate({ text: `To queue: ${input}.`, state: 'hint' });
+    const first = cells[0];
+    if (!first) return;
+    const t = setTimeout(() => {
+      client.previewRun(input(first)).then(
+        (p) => setEstimate({ state: 'ok', text: `${p.samples} samples × ${cells.length} run${cells.length === 1 ? '' : 's'} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : 'each run: '}${p.estimate}` }),
+        (e: unknown) => setEstimate({ state: 'error', text: messageOf(e) }),
+      );
+    }, 250);
+    return () => clearTimeout(t);
+    // `cells` derives from `grid`, which `input` already depends on.
+  }, [input, client]);
+
+  const queue = async (): Promise<void> => {
+    if (typeof input === 'string' || queuing) return;
+    setQueuing(true);
+    const ids: number[] = [];
+    for (const g of cells) {
+      const started = await attempt(() => client.startRun(input(g)));
+      if (!started) break;
+      ids.push(started.runId);
+    }
+    setQueuing(false);
+    await useRuns.getState().load();
+    if (ids.length > 0) void navigate(ids.length === 1 ? `/runs/${ids[0]}` : '/runs');
+  };
+
+  if (!datasets || !models) return <main className="page scroll"><Loading what="datasets and models" /></main>;
+  if (datasets.length === 0)
+    return (
+      <main className="page scroll">
+        <Empty title="No dataset to run on.">
+          Import one on the <Link to="/datasets">Datasets</Link> page first.
+        </Empty>
+      </main>
+    );
+
+  const toggle = <T,>(list: T[], set: (l: T[]) => void, value: T, on: boolean): void => set(on ? [...list, value] : list.filter((x) => x !== value));
+  return (
+    <main className="page scroll">
+      <form
+        className="new-run"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void queue();
+        }}
+      >
+        <h2>New run</h2>
+        <fieldset>
+          <legend>Dataset</legend>
+          <label>
+            Dataset
+            <select aria-label="Run dataset" value={datasetId ?? ''} onChange={(e) => (setDatasetId(Number(e.target.value)), setApis([]))}>
+              {datasets.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.name} — {d.sampleCount} samples
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="choices" role="group" aria-label="APIs">
+            <span className="muted">APIs (none ticked: all)</span>
+            {dataset?.apis.map((a) => (
+              <label key={a.api} className="check">
+                <input type="checkbox" checked={apis.includes(a.api)} onChange={(e) => toggle(apis, setApis, a.api, e.target.checked)} />
+                {a.api} <span className="muted">({a.samples})</span>
+              </label>
+            ))}
+          </div>
+          <div className="choices" role="group" aria-label="Review states">
+            <span className="muted">Review states (none ticked: all)</span>
+            {REVIEW_STATES.map((r) => (
+              <label key={r} className="check">
+                <input type="checkbox" checked={reviewStates.includes(r)} onChange={(e) => toggle(reviewStates, setReviewStates, r, e.target.checked)} />
+                {r}
+              </label>
+            ))}
+          </div>
+          <label>
+            First
+            <input type="number" min={1} className="narrow" aria-label="Sample limit" placeholder="all" value={limit} onChange={(e) => setLimit(e.target.value)} />
+            samples
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>Model</legend>
+          <div className="choices">
+            <label className="check">
+              <input type="radio" name="source" checked={source === 'local'} onChange={() => setSource('local')} /> local model
+            </label>
+            <label className="check">
+              <input type="radio" name="source" checked={source === 'remote'} onChange={() => setSource('remote')} /> remote OpenAI-compatible endpoint
+            </label>
+          </div>
+          {source === 'local' ? (
+            models.length === 0 ? (
+              <p className="muted">
+                The library is empty: add a GGUF file on the <Link to="/models">Models</Link> page.
+              </p>
+            ) : (
+              <label>
+                Model
+                <select aria-label="Model" value={modelId ?? ''} onChange={(e) => setModelId(Number(e.target.value))}>
+                  {models.map((m) => (
+                    <option key={m.id} value={m.id} disabled={!m.present}>
+                      {m.name} — {m.architecture} {m.parametersLabel} {m.quantisation}
+                      {m.present ? '' : ' (file missing)'}
+                    </option>
+                  ))}
+                </select>
+                {model?.fit && <span className={model.fit.fitsGpu || model.fit.fitsRam ? 'muted' : 'error-inline'}>{model.fit.summary}</span>}
+              </label>
+            )
+          ) : (
+            <div className="row">
+              <label>
+                URL
+                <input type="url" aria-label="Endpoint URL" value={remoteUrl} onChange={(e) => setRemoteUrl(e.target.value)} size={40} />
+              </label>
+              <label>
+                Model name
+                <input aria-label="Remote model" value={remoteModel} onChange={(e) => setRemoteModel(e.target.value)} />
+              </label>
+            </div>
+          )}
+        </fieldset>
+
+        <fieldset>
+          <legend>The paper's grid</legend>
+          <div className="grid-choice" role="group" aria-label="Setup and setting">
+            {GRID.map((g) => (
+              <label key={cell(g)} className="check">
+                <input type="checkbox" checked={grid.includes(cell(g))} onChange={(e) => toggle(grid, setGrid, cell(g), e.target.checked)} />
+                {g.label}
+              </label>
+            ))}
+          </div>
+          <div className="choices">
+            <span className="muted">Prompt</span>
+            <label className="check">
+              <input type="radio" name="prompt" checked={prompt === 'completion'} onChange={() => setPrompt('completion')} /> completion (base models)
+            </label>
+            <label className="check">
+              <input type="radio" name="prompt" checked={prompt === 'chat'} onChange={() => setPrompt('chat')} /> chat (instruct models)
+            </label>
+            {prompt === 'chat' && model && !model.chatTemplate && <span className="error-inline">this model has no chat template</span>}
+          </div>
+        </fieldset>
+
+        <fieldset>
+          <legend>Sampling and resources</legend>
+          <div className="row">
+            <label className="check">
+              <input type="checkbox" checked={greedy} onChange={(e) => setGreedy(e.target.checked)} /> greedy
+            </label>
+            <label>
+              temperature
+              <input className="narrow" aria-label="Temperature" disabled={greedy} value={temperature} onChange={(e) => setTemperature(e.target.value)} />
+            </label>
+            <label>
+              top-k
+              <input className="narrow" aria-label="Top-k" disabled={greedy} value={topK} onChange={(e) => setTopK(e.target.value)} />
+            </label>
+            <label>
+              top-p
+              <input className="narrow" aria-label="Top-p" disabled={greedy} value={topP} onChange={(e) => setTopP(e.target.value)} />
+            </label>
+            <label>
+              seed
+              <input className="narrow" aria-label="Seed" value={seed} onChange={(e) => setSeed(e.target.value)} />
+            </label>
+            <label>
+              n
+              <input className="narrow" aria-label="Outputs per sample" value={n} onChange={(e) => setN(e.target.value)} />
+            </label>
+          </div>
+          <div className="row">
+            <label>
+              max tokens
+              <input className="narrow" aria-label="Max tokens" value={maxTokens} onChange={(e) => setMaxTokens(e.target.value)} />
+            </label>
+            <label>
+              parallel sequences
+              <input className="narrow" aria-label="Parallel sequences" value={parallel} onChange={(e) => setParallel(e.target.value)} />
+            </label>
+            <label>
+              context
+              <input className="narrow" aria-label="Context size" value={contextSize} onChange={(e) => setContextSize(e.target.value)} />
+            </label>
+          </div>
+        </fieldset>
+
+        <p className={`estimate ${estimate?.state ?? 'hint'}`} data-testid="run-estimate">
+          {estimate?.text ?? '…'}
+        </p>
+        <div className="row">
+          <button type="submit" disabled={typeof input === 'string' || queuing || estimate?.state === 'error'}>
+            {queuing ? 'Queuing…' : `Queue ${cells.length} run${cells.length === 1 ? '' : 's'}`}
+          </button>
+          <Link to="/runs" className="muted">
+            back to the runs
+          </Link>
+        </div>
+      </form>
+    </main>
+  );
+}

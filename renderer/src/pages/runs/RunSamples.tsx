@@ -1,0 +1,213 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef, useState } from 'react';
+import { ARGUMENT_VERDICTS, ERROR_VERDICTS, PART_VERDICTS, SAMPLE_VERDICTS, type RunSampleRow, type RunSampleSort, type SampleVerdict } from '../../api.js';
+import { Empty } from '../../components/Empty.js';
+import { Verdict } from '../../components/Verdict.js';
+import { keyOf, useRunPage } from './runPageStore.js';
+
+const NOT_CORRECT: SampleVerdict[] = SAMPLE_VERDICTS.filter((v) => v !== 'correct');
+const ROW_HEIGHT = 30;
+
+/** The run's samples: filters by verdicts, API, endpoint and text; sortable; virtualised. */
+export function RunSamples(): React.JSX.Element {
+  return (
+    <section className="run-samples">
+      <SampleFilters />
+      <SampleRows />
+    </section>
+  );
+}
+
+function SampleFilters(): React.JSX.Element {
+  const filter = useRunPage((s) => s.filter);
+  const setFilter = useRunPage((s) => s.setFilter);
+  const sort = useRunPage((s) => s.sort);
+  const setSort = useRunPage((s) => s.setSort);
+  const apis = useRunPage((s) => s.run?.apis ?? []);
+  const total = useRunPage((s) => s.total);
+  const loading = useRunPage((s) => s.loadingRows);
+  const [text, setText] = useState(filter.text ?? '');
+  const [endpoint, setEndpoint] = useState(filter.endpoint ?? '');
+  // Filter as the user types, but not on every keystroke.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      if ((filter.text ?? '') !== text || (filter.endpoint ?? '') !== endpoint) void setFilter({ text, endpoint });
+    }, 250);
+    return () => clearTimeout(t);
+  }, [text, endpoint, filter.text, filter.endpoint, setFilter]);
+  const verdicts = filter.sampleVerdicts ?? [];
+  const verdictChoice = verdicts.length === 0 ? '' : verdicts.length === NOT_CORRECT.length && NOT_CORRECT.every((v) => verdicts.includes(v)) ? 'not-correct' : verdicts.join(',');
+  const one = <T extends string>(value: string): T[] | undefined => (value ? [value as T] : undefined);
+  return (
+    <div className="filters">
+      <label>
+        Verdict
+        <select aria-label="Sample verdict" value={verdictChoice} onChange={(e) => void setFilter({ sampleVerdicts: e.target.value === 'not-correct' ? NOT_CORRECT : e.target.value ? (e.target.value.split(',') as SampleVerdict[]) : undefined })}>
+          <option value="">all</option>
+          <option value="not-correct">not correct</option>
+          {SAMPLE_VERDICTS.map((v) => (
+            <option key={v} value={v}>
+              {v}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Error
+        <select aria-label="Error verdict" value={filter.errorVerdicts?.[0] ?? ''} onChange={(e) => void setFilter({ errorVerdicts: one(e.target.value) })}>
+          <option value="">any</option>
+          {ERROR_VERDICTS.map((v) => (
+            <option key={v} value={v}>
+              {v.replace(/_/g, ' ')}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Endpoint
+        <select aria-label="Endpoint verdict" value={filter.endpointVerdicts?.[0] ?? ''} onChange={(e) => void setFilter({ endpointVerdicts: one(e.target.value) })}>
+          <option value="">any</option>
+          {PART_VERDICTS.map((v) => (
+            <option key={v} value={v}>
+              {v}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        An argument
+        <select aria-label="Argument verdict" value={filter.argumentVerdicts?.[0] ?? ''} onChange={(e) => void setFilter({ argumentVerdicts: one(e.target.value) })}>
+          <option value="">any</option>
+          {ARGUMENT_VERDICTS.map((v) => (
+            <option key={v} value={v}>
+              {v.replace(/_/g, ' ')}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        API
+        <select aria-label="Run API" value={filter.apis?.[0] ?? ''} onChange={(e) => void setFilter({ apis: one(e.target.value) })}>
+          <option value="">all</option>
+          {apis.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </label>
+      <input aria-label="Endpoint contains" placeholder="GET /path…" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} size={14} />
+      <label className="check">
+        <input type="checkbox" checked={filter.overridden ?? false} onChange={(e) => void setFilter({ overridden: e.target.checked || undefined })} /> overridden
+      </label>
+      <input className="search" type="search" aria-label="Search samples" placeholder="Search task, id, code… ( / )" value={text} onChange={(e) => setText(e.target.value)} />
+      <label>
+        Sort
+        <select aria-label="Sort samples" value={sort.by} onChange={(e) => void setSort({ by: e.target.value as RunSampleSort['by'], dir: sort.dir ?? 'asc' })}>
+          {(['index', 'api', 'verdict', 'tokens', 'duration'] as const).map((b) => (
+            <option key={b} value={b}>
+              {b}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" className="link" aria-label="Sort direction" onClick={() => void setSort({ by: sort.by, dir: sort.dir === 'desc' ? 'asc' : 'desc' })}>
+        {sort.dir === 'desc' ? '▼' : '▲'}
+      </button>
+      <span className="count" data-testid="run-sample-count">
+        {loading ? 'loading…' : `${total} sample${total === 1 ? '' : 's'}`}
+      </span>
+    </div>
+  );
+}
+
+const COLUMNS: readonly { label: string; sort?: RunSampleSort['by'] }[] = [
+  { label: '#', sort: 'index' },
+  { label: 'API', sort: 'api' },
+  { label: 'Expected endpoint' },
+  { label: 'Task' },
+  { label: 'Verdict', sort: 'verdict' },
+  { label: 'Endpoint' },
+  { label: 'Args' },
+  { label: 'Tok.', sort: 'tokens' },
+  { label: 'ms', sort: 'duration' },
+];
+
+function SampleRows(): React.JSX.Element {
+  const rows = useRunPage((s) => s.rows);
+  const open = useRunPage((s) => s.open);
+  const openSample = useRunPage((s) => s.openSample);
+  const sort = useRunPage((s) => s.sort);
+  const setSort = useRunPage((s) => s.setSort);
+  const loading = useRunPage((s) => s.loadingRows);
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const openIndex = open ? rows.findIndex((r) => keyOf(r) === keyOf(open)) : -1;
+  useEffect(() => {
+    if (openIndex >= 0) virtual.scrollToIndex(openIndex, { align: 'auto' });
+  }, [openIndex, virtual]);
+  return (
+    <div className="vtable" role="table" aria-label="Run samples" data-testid="run-samples">
+      <div className="vrow vhead" role="row">
+        {COLUMNS.map((c) => (
+          <div
+            key={c.label}
+            role="columnheader"
+            className={c.sort ? 'sortable' : undefined}
+            onClick={() => c.sort && void setSort({ by: c.sort, dir: sort.by === c.sort && sort.dir !== 'desc' ? 'desc' : 'asc' })}
+          >
+            {c.label}
+            {c.sort === sort.by && (sort.dir === 'desc' ? ' ▼' : ' ▲')}
+          </div>
+        ))}
+      </div>
+      <div className="vbody" ref={scroller}>
+        {rows.length === 0 && !loading ? (
+          <Empty title="No sample matches these filters.">Clear a filter above, or wait for the run to store outputs.</Empty>
+        ) : (
+          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+            {virtual.getVirtualItems().map((item) => {
+              const r = rows[item.index]!;
+              return <SampleRow key={keyOf(r)} row={r} top={item.start} selected={openIndex === item.index} onOpen={() => void openSample({ index: r.index, attempt: r.attempt })} />;
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function SampleRow({ row, top, selected, onOpen }: { row: RunSampleRow; top: number; selected: boolean; onOpen: () => void }): React.JSX.Element {
+  const counts = Object.entries(row.argumentCounts).filter(([, n]) => n > 0);
+  return (
+    <div role="row" className={`vrow${selected ? ' selected' : ''}${row.overridden ? ' overridden' : ''}`} style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }} onClick={onOpen} data-index={row.index}>
+      <div>
+        {row.index}
+        {row.attempt > 0 && <span className="muted">.{row.attempt}</span>}
+      </div>
+      <div>{row.api}</div>
+      <div title={row.endpoint}>{row.endpoint}</div>
+      <div title={row.task}>{row.task}</div>
+      <div>
+        {row.error ? <Verdict value="failed" title={row.error} /> : <Verdict value={row.sample_verdict === 'nonexecutable' && row.error_verdict ? `nonexecutable (${row.error_verdict})` : row.sample_verdict} />}
+        {row.overridden && (
+          <span className="override-mark" title="verdict overridden by a reviewer">
+            ✎
+          </span>
+        )}
+      </div>
+      <div>
+        <Verdict value={row.endpoint_verdict} />
+      </div>
+      <div className="arg-counts">
+        {counts.map(([v, n]) => (
+          <span key={v} className={`count-chip v-${v}`} title={`${n} ${v.replace(/_/g, ' ')}`}>
+            {n}
+          </span>
+        ))}
+      </div>
+      <div>{row.tokens ?? '–'}</div>
+      <div>{row.durationMs === null ? '–' : Math.round(row.durationMs)}</div>
+    </div>
+  );
+}
