@@ -8,6 +8,7 @@ import { nativeGrammar } from './native.js';
 import { vocabFile } from '../test/support/vocab.js';
 import { benchExecution } from './execution.js';
 import { benchGeneration } from './generation.js';
+import { benchRetrieval } from './retrieval.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -28,5 +29,6 @@ if (wanted('constraints') || wanted('tokens')) {
   if (wanted('tokens')) await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
 }
 if (wanted('execution')) await benchExecution(wapiibench);
+if (wanted('retrieval')) await benchRetrieval();
 // GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.
 if (wanted('generation')) await benchGeneration(wapiibench, specs ?? (await loadWapiiBench()).specs, { gpu: process.env['WAPII_BENCH_GPU'] === 'cpu' ? 'cpu' : 'auto' });

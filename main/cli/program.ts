@@ -9,6 +9,7 @@ import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type 
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
+import { registerRetrievalCommands } from './retrieval.js';
 import { registerScoringCommands } from './scoring.js';
 import { formatTable } from './table.js';
 
@@ -186,6 +187,7 @@ export function buildProgram(io: CliIo): Command {
   registerScoringCommands(program, io);
   registerGenerationCommands(program, io);
   registerConstraintCommands(program, io);
+  registerRetrievalCommands(program, io);
   return program;
 }
 
