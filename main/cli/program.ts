@@ -11,6 +11,7 @@ import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
 import { registerRetrievalCommands } from './retrieval.js';
 import { registerScoringCommands } from './scoring.js';
+import { registerSpecVersionCommands } from './specVersions.js';
 import { formatTable } from './table.js';
 
 export interface CliIo {
@@ -188,6 +189,7 @@ export function buildProgram(io: CliIo): Command {
   registerGenerationCommands(program, io);
   registerConstraintCommands(program, io);
   registerRetrievalCommands(program, io);
+  registerSpecVersionCommands(program, io);
   return program;
 }
 

@@ -28,3 +28,4 @@ export {
 } from './match.js';
 export { validateValue, type ValueProblem } from './validate.js';
 export { followLocalRef, mergeAllOf, specDocument } from './build.js';
+export { describeChange, diffSpecs, endpointKey, typeSignature, type ArgumentChange, type ArgumentChangeKind, type EndpointChange, type EndpointKey, type SpecDiff } from './diff.js';
