@@ -12,6 +12,7 @@ import { registerGenerationCommands } from './generation.js';
 import { registerRetrievalCommands } from './retrieval.js';
 import { registerScoringCommands } from './scoring.js';
 import { registerSpecVersionCommands } from './specVersions.js';
+import { registerSubsetCommands } from './subsets.js';
 import { formatTable } from './table.js';
 
 export interface CliIo {
@@ -190,6 +191,7 @@ export function buildProgram(io: CliIo): Command {
   registerConstraintCommands(program, io);
   registerRetrievalCommands(program, io);
   registerSpecVersionCommands(program, io);
+  registerSubsetCommands(program, io);
   return program;
 }
 
