@@ -7,6 +7,7 @@ import { REVIEW_STATES, type DatasetSummary, type Finding, type Sample } from '.
 import { toErrorInfo } from '../api/errors.js';
 import { callMethod, localClient, openWorkbench, prepareDataset, readDemo, type Workbench } from '../service/index.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import { registerConditionCommands } from './conditions.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
 import { registerRetrievalCommands } from './retrieval.js';
@@ -192,6 +193,7 @@ export function buildProgram(io: CliIo): Command {
   registerRetrievalCommands(program, io);
   registerSpecVersionCommands(program, io);
   registerSubsetCommands(program, io);
+  registerConditionCommands(program, io);
   return program;
 }
 

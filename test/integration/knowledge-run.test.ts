@@ -28,5 +28,16 @@ describe.runIf(hasVocabBundle)('`wapii run --knowledge` with a random-weight tes
     } finally {
       store.close();
     }
+    // The comparison across conditions: correct (t), illegal (e), failure classes and the gain over none.
+    let table = '';
+    expect(await runCli(['--db', db, 'conditions', '1', '2', '--specs', DEMO_SPECS, '--json'], { stdout: (t) => (table += t), stderr: () => undefined })).toBe(0);
+    const rows = JSON.parse(table) as { run: number; knowledge: string; outputs: number; correct: number; gain: number | null; failures: Record<string, number> }[];
+    expect(rows.map((r) => [r.run, r.knowledge, r.outputs])).toEqual([[1, 'none', 2], [2, 'endpoint+params', 2]]);
+    expect(rows[0]?.gain).toBe(0);
+    expect(rows[1]?.gain).toBeCloseTo((rows[1]?.correct ?? 0) - (rows[0]?.correct ?? 0), 10);
+    for (const [i, r] of rows.entries()) {
+      const urlsIllegal = (reports[i]?.statistics as unknown as Record<string, number>)['urls_illegal'];
+      expect(r.failures['hallucinated_endpoint']).toBe(urlsIllegal);
+    }
   }, 300_000);
 });
