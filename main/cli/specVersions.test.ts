@@ -11,7 +11,7 @@ async function cli(...argv: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout, stderr };
 }
 
-const V2 = path.join(DEMO_SPECS, 'harbor-v2.yaml');
+const V2 = path.join(DEMO_SPECS, 'versions', 'harbor-v2.yaml');
 const BASE = 'https://api.harbor.example/v2';
 const HEADERS = { Accept: 'application/json, text/plain, */*', Authorization: 'Bearer <token>' };
 

@@ -4,11 +4,11 @@ import { DEMO_SPECS } from '../../test/support/paths.js';
 import { unwrap } from '../api/result.js';
 import { diffSpecs, loadSpec, typeSignature } from './index.js';
 
-const load = async (file: string) => unwrap(await loadSpec(fs.readFileSync(`${DEMO_SPECS}/${file}`, 'utf8'), file));
+const load = async (file: string) => unwrap(await loadSpec(fs.readFileSync(`${DEMO_SPECS}/${file}`, 'utf8'), file.split('/').pop()!));
 
 describe('spec diff', () => {
   it('lists exactly the changes written into harbor-v2.yaml', async () => {
-    const diff = diffSpecs(await load('harbor.yaml'), await load('harbor-v2.yaml'));
+    const diff = diffSpecs(await load('harbor.yaml'), await load('versions/harbor-v2.yaml'));
     expect(diff).toEqual({
       added: ['POST /shipments/{shipment_id}/returns', 'GET /carriers/{carrier_code}', 'PATCH /webhooks/{webhook_id}'],
       removed: ['GET /carriers', 'DELETE /webhooks/{webhook_id}'],
@@ -36,7 +36,7 @@ describe('spec diff', () => {
   });
 
   it('finds nothing between a spec and itself, and tells the reverse direction apart', async () => {
-    const [v1, v2] = [await load('harbor.yaml'), await load('harbor-v2.yaml')];
+    const [v1, v2] = [await load('harbor.yaml'), await load('versions/harbor-v2.yaml')];
     expect(diffSpecs(v1, v1)).toEqual({ added: [], removed: [], changed: [] });
     const back = diffSpecs(v2, v1);
     expect(back.added).toEqual(['GET /carriers', 'DELETE /webhooks/{webhook_id}']);
