@@ -10,6 +10,7 @@ import { benchExecution } from './execution.js';
 import { benchGeneration } from './generation.js';
 import { benchServe } from './serve.js';
 import { benchResults } from './results.js';
+import { benchRetrieval } from './retrieval.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -32,5 +33,6 @@ if (wanted('constraints') || wanted('tokens')) {
 if (wanted('execution')) await benchExecution(wapiibench);
 if (wanted('serve')) await benchServe(wapiibench);
 if (wanted('results')) await benchResults(root);
+if (wanted('retrieval')) await benchRetrieval();
 // GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.
 if (wanted('generation')) await benchGeneration(wapiibench, specs ?? (await loadWapiiBench()).specs, { gpu: process.env['WAPII_BENCH_GPU'] === 'cpu' ? 'cpu' : 'auto' });

@@ -6,8 +6,8 @@ import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
 import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
-import { PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
-import { executeRun, reportOf, type RunProgress, type RunReport } from '../runner/index.js';
+import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
+import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
 import { sha256, type StoredRun } from '../store/index.js';
@@ -118,6 +118,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--gpu <choice>', 'GPU offload when one is found, or CPU only').choices(['auto', 'cpu']).default('auto'))
     .option('--threads <n>', 'CPU threads (default: physical cores)')
     .option('--step-deadline <ms>', 'constraint work per token before the sample ends as a timeout', '10000')
+    .option('--knowledge <conditions>', 'API knowledge in the prompt, one run per condition: none, endpoint, params, docs, example, full, retrieved:<k>, or parts joined by + (endpoint+params); e.g. none,endpoint,full', 'none')
     .option('--resume <run>', 'continue a run that was interrupted, without redoing finished samples')
     .option('--retry-errors', 'with --resume: generate again the samples that failed with an error')
     .option('--json', 'print the run\'s report as `wapii report --json` does, plus "run": <id>')
@@ -137,13 +138,15 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const constrained = str('setting') === 'constrained';
       const parallel = positiveInt('--parallel', str('parallel'));
       const sampling = { temperature: number('--temperature', str('temperature'), 0, 5), topK: positiveInt('--top-k', str('topK'), 0), topP: number('--top-p', str('topP'), 0, 1), maxTokens: positiveInt('--max-tokens', str('maxTokens')) };
+      const conditions = unwrap(parseKnowledgeList(str('knowledge')));
+      if (conditions.length > 1 && opts['resume'] !== undefined) throw new WapiiError('bad_input', '--resume continues one run: give it one --knowledge condition');
       const n = positiveInt('--n', str('n'));
       const seed = positiveInt('--seed', str('seed'), 0);
       const datasetFile = unwrap(readFileInput(str('dataset')));
       const specFiles = unwrap(readSpecDir(str('specs')));
       const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
-      let samples = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config }));
-      if (opts['limit'] !== undefined) samples = samples.slice(0, positiveInt('--limit', str('limit')));
+      const all = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config }));
+      const samples = opts['limit'] !== undefined ? all.slice(0, positiveInt('--limit', str('limit'))) : all;
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
       const specSha256 = Object.fromEntries([...prepared.specs].map(([api, p]) => [api, sha256(p.file.content)]));
 
@@ -180,39 +183,50 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         versions: { node: process.version, ...packageVersions() },
       };
       const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), n, seed, ...sampling, parallel, limit: samples.length };
-      let result;
+      const results = [];
       try {
         using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
         await using executor = createExecutor({ timeoutMs: 1000 });
         await using _backend = backend;
-        result = await executeRun({
-          store: wb.store,
-          backend,
-          executor,
-          samples,
-          specs,
-          plan: { setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings, manifest, dataset: path.resolve(str('dataset')) },
-          ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
-          ...(opts['retryErrors'] ? { retryErrors: true } : {}),
-          ...(io.signal ? { signal: io.signal } : {}),
-          onProgress: draw,
-          onStart: (start) => {
-            if (start.resumed) io.stderr(`resuming run ${start.runId}: ${start.stored} outputs stored, ${start.toGenerate} to generate\n`);
-            else io.stderr(`run ${start.runId}: ${start.toGenerate} outputs to generate\n`);
-          },
-        }).catch((error: unknown) => {
-          throw error instanceof WapiiError ? error : new WapiiError('bad_input', (error as Error).message);
-        });
+        // One run per knowledge condition, on the one loaded model; `none` records nothing extra, so its runs stay resumable as before.
+        for (const condition of conditions) {
+          if (conditions.length > 1) io.stderr(`knowledge: ${condition.name}\n`);
+          const knowledge = condition.name === 'none' ? {} : { knowledge: condition.name };
+          const result = await executeRun({
+            store: wb.store,
+            backend,
+            executor,
+            samples: condition.name === 'none' ? samples : withKnowledge(samples, all, specs, condition),
+            specs,
+            plan: { setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings: { ...settings, ...knowledge }, manifest: { ...manifest, knowledge: condition.name }, dataset: path.resolve(str('dataset')) },
+            ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
+            ...(opts['retryErrors'] ? { retryErrors: true } : {}),
+            ...(io.signal ? { signal: io.signal } : {}),
+            onProgress: draw,
+            onStart: (start) => {
+              if (start.resumed) io.stderr(`resuming run ${start.runId}: ${start.stored} outputs stored, ${start.toGenerate} to generate\n`);
+              else io.stderr(`run ${start.runId}: ${start.toGenerate} outputs to generate\n`);
+            },
+          }).catch((error: unknown) => {
+            throw error instanceof WapiiError ? error : new WapiiError('bad_input', (error as Error).message);
+          });
+          if (io.isTTY) io.stderr('\n');
+          if (result.interrupted) {
+            io.stderr(`interrupted: finished samples are stored; continue with \`wapii run ... --resume ${result.runId}${conditions.length > 1 ? ` --knowledge ${condition.name}` : ''}\`\n`);
+            return;
+          }
+          // A prompt that does not fit the context (a long knowledge condition) fails each output with that reason: say so here, not only in the store.
+          const failed = wb.store.getRun(result.runId)?.samples.filter((o) => o.error !== undefined) ?? [];
+          if (failed.length > 0) io.stderr(`${failed.length} outputs of run ${result.runId} failed; the first: ${failed[0]?.error}\n`);
+          results.push({ condition: condition.name, ...result });
+        }
       } finally {
         await dispose();
       }
-      if (io.isTTY) io.stderr('\n');
-      if (result.interrupted) {
-        io.stderr(`interrupted: finished samples are stored; continue with \`wapii run ... --resume ${result.runId}\`\n`);
-        return;
-      }
-      if (opts['json']) io.stdout(JSON.stringify({ ...result.report, run: result.runId }, null, 2) + '\n');
-      else io.stdout(`${reportText(result.report)}run ${result.runId}\n`);
+      if (opts['json']) {
+        const json = results.map((r) => ({ ...r.report, run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) }));
+        io.stdout(JSON.stringify(json.length === 1 ? json[0] : json, null, 2) + '\n');
+      } else for (const r of results) io.stdout(`${conditions.length > 1 ? `knowledge: ${r.condition}\n` : ''}${reportText(r.report)}run ${r.runId}\n`);
     });
 
   program

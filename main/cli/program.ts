@@ -8,10 +8,14 @@ import { toErrorInfo } from '../api/errors.js';
 import { callMethod, localClient, openWorkbench, prepareDataset, prepareInWorker, readDemo, stopImportWorker, type Workbench } from '../service/index.js';
 import { hostWarning, resolveServeToken, TOKEN_ENV } from './serveAccess.js';
 import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import { registerConditionCommands } from './conditions.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
 import { registerRunsCommand } from './runs.js';
+import { registerRetrievalCommands } from './retrieval.js';
 import { registerScoringCommands } from './scoring.js';
+import { registerSpecVersionCommands } from './specVersions.js';
+import { registerSubsetCommands } from './subsets.js';
 import { formatTable } from './table.js';
 
 export interface CliIo {
@@ -202,6 +206,10 @@ export function buildProgram(io: CliIo): Command {
   registerGenerationCommands(program, io);
   registerRunsCommand(program, io);
   registerConstraintCommands(program, io);
+  registerRetrievalCommands(program, io);
+  registerSpecVersionCommands(program, io);
+  registerSubsetCommands(program, io);
+  registerConditionCommands(program, io);
   return program;
 }
 

@@ -11,6 +11,7 @@ import { openWorkbench, prepareDataset } from '../service/index.js';
 import { readCodeDir, readFileInput, readSpecDir, writeFiles } from './files.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
+import { failuresOf, failureTable } from './taxonomy.js';
 
 export const percent = (v: number): string => `${(v * 100).toFixed(1)}%`;
 
@@ -44,7 +45,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .option('--api <api>', 'score only the samples of this API')
     .addOption(new Option('--compat <mode>', 'reproduce the WAPIIBench reference code').choices(['default', 'reference']).default('default'))
     .option('--timeout <ms>', 'wall-clock limit per program', '1000')
-    .option('--json', 'print {statistics, per_api, samples}')
+    .option('--json', 'print {statistics, per_api, samples, failures: {counts, per_api, samples}}')
     .option('--save', 'store the run in the database')
     .action(async (opts: { dataset: string; specs: string; codes: string; api?: string; compat: CompatMode; timeout: string; json?: boolean; save?: boolean }) => {
       const timeoutMs = Number(opts.timeout);
@@ -77,9 +78,11 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
           })),
         });
       }
-      if (opts.json) io.stdout(JSON.stringify({ ...(scoreJson(scores) as object), ...(runId !== undefined ? { run: runId } : {}) }, null, 2) + '\n');
+      const failures = failuresOf(scores, new Map(samples.map((s) => [s.index, s.config])), specs);
+      if (opts.json) io.stdout(JSON.stringify({ ...(scoreJson(scores) as object), failures, ...(runId !== undefined ? { run: runId } : {}) }, null, 2) + '\n');
       else {
         io.stdout(headlineTable(scores.statistics, scores.perApi));
+        io.stdout(failureTable(failures));
         if (runId !== undefined) io.stdout(`saved as run ${runId}\n`);
       }
     });

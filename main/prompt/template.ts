@@ -37,9 +37,25 @@ export interface CompletionPrompt {
   readonly replyPrefix?: string;
 }
 
-export function completionPrompt(sample: { api: string; task: string; config: Pick<RequestConfig, 'method' | 'url'> }, setup: Setup): CompletionPrompt {
+/** A sample as a prompt needs it; `knowledge` holds the lines of its knowledge condition (knowledge.ts), if any. */
+export interface PromptSample {
+  readonly api: string;
+  readonly task: string;
+  readonly config: Pick<RequestConfig, 'method' | 'url'>;
+  readonly knowledge?: readonly string[];
+}
+
+export function completionPrompt(sample: PromptSample, setup: Setup): CompletionPrompt {
   const starter = starterCode(setup, sample.task, sample.config);
-  return { text: PROMPT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => starter), starter };
+  // Knowledge goes between the API line and the starter, as comments: the shared head stays first.
+  const knowledge = sample.knowledge?.length ? sample.knowledge.map((l) => `// ${l}`.trimEnd()).join('\n') + '\n\n' : '';
+  return { text: PROMPT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => knowledge + starter), starter };
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const at = text.indexOf(separator);
+  if (at < 0) throw new Error('bug: the chat template has no code block');
+  return [text.slice(0, at), text.slice(at)];
 }
 
 /** Where a chat reply's code block ends. */
@@ -49,9 +65,12 @@ export const REPLY_FENCE = '```';
  * For chat/instruct models: the instruction as the user's message, and the reply opened with a
  * code fence and the starter code. What the model writes up to the closing fence completes it.
  */
-export function chatPrompt(sample: { api: string; task: string; config: Pick<RequestConfig, 'method' | 'url'> }, setup: Setup): CompletionPrompt {
+export function chatPrompt(sample: PromptSample, setup: Setup): CompletionPrompt {
   const starter = starterCode(setup, sample.task, sample.config);
-  const text = CHAT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => starter);
+  // Knowledge follows the instruction, before the code block; the template (and its hash) stay as they were.
+  const knowledge = sample.knowledge?.length ? `\n\nFrom the API's description:\n${sample.knowledge.join('\n')}` : '';
+  const [instruction, code] = splitOnce(CHAT_TEMPLATE, '\n\n```javascript\n');
+  const text = (instruction + knowledge + code).replace('{api}', () => sample.api).replace('{starter}', () => starter);
   return { text, starter, replyPrefix: `${REPLY_FENCE}javascript\n${starter}` };
 }
 

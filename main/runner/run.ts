@@ -13,6 +13,8 @@ export interface RunSample {
   readonly api: string;
   readonly task: string;
   readonly config: RequestConfig;
+  /** Lines of API knowledge for the prompt (the run's knowledge condition; see withKnowledge). */
+  readonly knowledge?: readonly string[];
 }
 
 export interface RunProgress {
@@ -61,7 +63,7 @@ export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
 }
 
 /** The settings that make two runs the same experiment; a resume must not change any of them. */
-const IDENTITY = ['setup', 'prompt', 'setting', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens'] as const;
+const IDENTITY = ['setup', 'prompt', 'setting', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens', 'knowledge'] as const;
 
 /**
  * Generate → execute → score → store, one output at a time: each is written to SQLite the moment

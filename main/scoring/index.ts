@@ -1,3 +1,5 @@
 export { compareRequest, expectedOnly } from './compare.js';
 export { computeStatistics, headlineValue, statisticsPerApi, HEADLINE, sampleMetrics, type LocationCounts, type SampleMetrics, type Statistics } from './statistics.js';
 export type { ArgumentResult, ArgumentResults, ArgumentVerdict, CompatMode, ErrorVerdict, PartVerdict, SampleVerdict, Verdict } from './verdicts.js';
+export { classifyFailure, countFailures, FAILURE_CLASSES, type ExecutionFailure, type FailureClass, type FailureCounts } from './taxonomy.js';
+export { failedWithoutSolvedWith, type RunVerdicts } from './subsets.js';
