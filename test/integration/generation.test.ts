@@ -77,7 +77,8 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
         }
         // A random model is overruled all the time; an engine that never intervened would be suspect.
         expect(replaced).toBeGreaterThan(0);
-      });
+        // The first constrained test prepares the vocabulary (its trie and class tables), seconds on a busy machine.
+      }, 300_000);
 
       it('constrained argument completion at temperature 1: every output parses and runs without naming anything undeclared', async () => {
         await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 48 });
