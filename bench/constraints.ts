@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { compileConstraints, ConstraintMatcher, exportGbnf, TokenConstraint, tokenIndex, vocabularyFromGguf } from '../main/constraints/index.js';
+import { compileConstraints, ConstraintMatcher, declaredNames, exportGbnf, TokenConstraint, tokenIndex, vocabularyFromGguf } from '../main/constraints/index.js';
 import { parseDataset } from '../main/dataset/index.js';
 import { loadSpec, type ApiSpec } from '../main/openapi/index.js';
 import { oracleProgram } from '../main/prompt/index.js';
@@ -69,15 +69,16 @@ export async function benchTokenConstraints(wapiibench: string, specs: ReadonlyM
   const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabPath));
   const native = await loadModel(vocabPath);
   const grammars = new Map<string, unknown>();
-  for (const [api, spec] of specs) grammars.set(api, await native.grammar(exportGbnf(spec)));
+  for (const [api, spec] of specs) grammars.set(api, await native.grammar(exportGbnf(spec, ['axios'])));
   const parsed = parseDataset(fs.readFileSync(path.join(wapiibench, 'dataset', 'all.json'), 'utf8'), 'all.json');
   if (!parsed.ok) throw new Error(parsed.error.message);
   const check: number[] = [];
-  const mask: number[] = [];
+  const memoised: number[] = [];
   const nativeCheck: number[] = [];
   const nativeMask: number[] = [];
   const firstSight: number[] = [];
   let tokens = 0;
+  // Masks and their tables are per vocabulary: a fresh one, so preparation is measured here.
   let t0 = performance.now();
   tokenIndex(vocabulary);
   const prepare = performance.now() - t0;
@@ -86,7 +87,7 @@ export async function benchTokenConstraints(wapiibench: string, specs: ReadonlyM
   for (const sample of parsed.value) {
     const { starter, program } = oracleProgram(sample, 'full', 'single');
     let constraint = constraints.get(sample.api);
-    if (!constraint) constraints.set(sample.api, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!))));
+    if (!constraint) constraints.set(sample.api, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!, declaredNames(starter)))));
     constraint.reset();
     constraint.state.feed(starter);
     const state = native.state(grammars.get(sample.api)!);
@@ -97,8 +98,7 @@ export async function benchTokenConstraints(wapiibench: string, specs: ReadonlyM
       const seen = constraint.memoised();
       t0 = performance.now();
       constraint.mask();
-      mask.push((performance.now() - t0) * 1000);
-      if (!seen) firstSight.push(mask[mask.length - 1]!);
+      (seen ? memoised : firstSight).push((performance.now() - t0) * 1000);
       t0 = performance.now();
       const nativeOk = native.canBeNext(state, token);
       nativeCheck.push((performance.now() - t0) * 1000);
@@ -119,15 +119,15 @@ export async function benchTokenConstraints(wapiibench: string, specs: ReadonlyM
     return `| ${name} | ${fmt(p.p50, 1)} | ${fmt(p.p99, 1)} | ${fmt(p.max, 0)} | ${v.length} |`;
   };
   console.log(`\n## Constraints: token level, qwen2 vocabulary (${vocabulary.text.length} tokens), ${tokens} tokens of the 395 ground truths\n`);
-  console.log(`Vocabulary preparation (token trie, depth-first order): ${fmt(prepare, 0)} ms, once per vocabulary.\n`);
+  console.log(`Vocabulary preparation (token trie in depth-first order, and every character class's exit table): ${fmt(prepare, 0)} ms, once per vocabulary.\n`);
   console.log('| per token | p50 µs | p99 µs | max µs | n |');
   console.log('|---|---|---|---|---|');
   console.log(row('ours: check (the model\'s pick)', check));
-  console.log(row('ours: full mask (memoised per state)', mask));
-  console.log(row('ours: full mask, states seen first', firstSight));
+  console.log(row('ours: full mask, first-time states (computed)', firstSight));
+  console.log(row('ours: full mask, memoised states', memoised));
   console.log(row('llama.cpp GBNF: check', nativeCheck));
   console.log(row('llama.cpp GBNF: full mask (10 positions)', nativeMask));
-  console.log('\nTargets: full mask p50 <= 50 µs, p99 <= 1 ms. A state seen first pays the trie walk down to the first open class (per-class exit tables are built on first use, inside these figures).');
+  console.log('\nTargets for first-time states: p50 <= 50 µs, p99 <= 1 ms, max <= 20 ms. A first-time state pays the trie walk down to the first open class; the per-class exit tables are built at vocabulary preparation (above), not inside these figures.');
 }
 
 export interface NativeGrammar {

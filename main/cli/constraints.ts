@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { unwrap } from '../api/result.js';
-import { ConstraintMatcher, exportGbnf } from '../constraints/index.js';
+import { ConstraintMatcher, declaredNames, exportGbnf } from '../constraints/index.js';
 import { loadSpec } from '../openapi/index.js';
 import { readFileInput } from './files.js';
 import type { CliIo } from './program.js';
@@ -26,7 +26,9 @@ export function registerConstraintCommands(program: Command, io: CliIo): void {
       const spec = unwrap(await loadSpec(specFile.content, specFile.filename));
       const results: CheckedFile[] = files.map((file) => {
         const text = unwrap(readFileInput(file)).content;
-        const matcher = ConstraintMatcher.create(spec);
+        // Values may reference what the code declares before its first call.
+        const first = text.indexOf('axios.');
+        const matcher = ConstraintMatcher.create(spec, declaredNames(first < 0 ? text : text.slice(0, first)));
         const fed = matcher.feed(text);
         if (!fed.ok) return { file, accepted: false, offset: fed.offset, reason: fed.reason };
         if (!matcher.isComplete()) return { file, accepted: false, offset: text.length, reason: 'the file ends inside an invocation' };
@@ -39,8 +41,10 @@ export function registerConstraintCommands(program: Command, io: CliIo): void {
     .command('gbnf')
     .description('print the constraints as a GBNF grammar for llama.cpp (a relaxation: see its header)')
     .requiredOption('--spec <file>', 'OpenAPI spec (YAML or JSON)')
-    .action(async (opts: { spec: string }) => {
+    .option('--names <names>', 'comma-separated names the code declares before the call, which values may reference (default: none, only process.env)')
+    .action(async (opts: { spec: string; names?: string }) => {
       const specFile = unwrap(readFileInput(opts.spec));
-      io.stdout(exportGbnf(unwrap(await loadSpec(specFile.content, specFile.filename))));
+      const names = (opts.names ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+      io.stdout(exportGbnf(unwrap(await loadSpec(specFile.content, specFile.filename)), names));
     });
 }

@@ -45,6 +45,8 @@ export interface CharClass {
 }
 
 const classes = new Map<string, CharClass>();
+/** Every class the frames use (all made at module load), so a vocabulary's tables are built when it is prepared. */
+export const allClasses = (): readonly CharClass[] => [...classes.values()];
 /** One instance per key, so per-class tables are built once. */
 export function charClass(key: string, exits: (c: string) => boolean, stable: boolean, probe?: string): CharClass {
   let cls = classes.get(key);
@@ -53,15 +55,38 @@ export function charClass(key: string, exits: (c: string) => boolean, stable: bo
 }
 export type Stack = { readonly frame: Frame; readonly parent: Stack } | null;
 
+
 export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
 const IDENT_START = /[A-Za-z_$]/;
 const IDENT = /[\w$]/;
+/** A declared name as JavaScript writes it (never starting with a digit). */
+const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u;
 const IDENT_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$';
+
+/**
+ * What a value may reference (constraints.md): the names declared in the code before the call,
+ * and `process.env.NAME`. Part of the compiled constraint, constant within one matcher.
+ */
+export interface Scope {
+  /** The names a reference may start with: the declared ones and `process`. */
+  readonly roots: readonly string[];
+  readonly declared: ReadonlySet<string>;
+  readonly key: string;
+}
+const scopes = new Map<string, Scope>();
+export function scopeOf(names: readonly string[]): Scope {
+  const declared = [...new Set(names)].filter((n) => IDENTIFIER.test(n)).sort();
+  const key = declared.join(',');
+  let scope = scopes.get(key);
+  if (!scope) scopes.set(key, (scope = { roots: [...new Set([...declared, 'process'])], declared: new Set(declared), key }));
+  return scope;
+}
+/** No declared names: only `process.env.NAME` (shortest completions, and the GBNF export's default). */
+export const NO_NAMES = scopeOf([]);
 /** A key that may be written bare. */
 export const IDENTIFIER_NAME = /^[A-Za-z_$][\w$]*$/;
 export const QUOTES = new Set(["'", '"', '`']);
-const BRACKETS = new Set(['(', ')', '[', ']', '{', '}']);
 
 /** Feeds one character to a stack: the top frame's own steps, plus its parent's when it may end here. */
 export function stepStack(stack: Stack, c: string, out: Stack[]): void {
@@ -93,7 +118,7 @@ export function minimalValue(rule: ValueRule, quote = "'"): string {
     case 'array':
       return '[]';
     case 'object':
-      return '{' + ObjectFrame.open(rule).completion();
+      return '{' + ObjectFrame.open(rule, NO_NAMES).completion();
     case 'union':
       return rule.options.map((o) => minimalValue(o, quote)).sort((a, b) => a.length - b.length)[0] ?? '0';
   }
@@ -106,6 +131,15 @@ export function stackId(stack: Stack): string {
 }
 
 // --- literals ------------------------------------------------------------------------------
+
+const STRING_CLASSES = new Map(
+  [...QUOTES].map((q) => [q, q === '`' ? charClass('s`', (c) => c === '`' || c === '\\' || c === '$', true) : charClass(`s${q}`, (c) => c === q || c === '\\' || c === '\n', true)] as const),
+);
+const MEMBER_CLASS = charClass('i', (c) => !IDENT.test(c), false, IDENT_CHARS);
+const KEY_CLASSES = new Map([
+  ['', charClass('k', (c) => !IDENT.test(c), false)],
+  ...["'", '"'].map((q) => [q, charClass(`k${q}`, (c) => c === q || c === '\n' || c === '\\', false)] as const),
+]);
 
 /** A fixed word (`true`, `null`, `.then(`): each character in turn. */
 export class WordFrame implements Frame {
@@ -138,6 +172,7 @@ export class StringFrame implements Frame {
     readonly escape: boolean,
     readonly options: readonly string[] | null,
     readonly closed: boolean,
+    readonly scope: Scope,
   ) {}
   get id(): string {
     // A backtick string remembers a trailing `$` (the start of `${`); otherwise only enums need the text.
@@ -148,26 +183,25 @@ export class StringFrame implements Frame {
   }
   openClass(): CharClass | undefined {
     if (this.closed || this.escape || this.options || this.text === '$') return undefined;
-    const q = this.quote;
-    return q === '`'
-      ? charClass('s`', (c) => c === '`' || c === '\\' || c === '$', true)
-      : charClass(`s${q}`, (c) => c === q || c === '\\' || c === '\n', true);
+    return STRING_CLASSES.get(this.quote);
   }
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
-    if (this.escape) return this.options ? [] : [push(new StringFrame(this.quote, '', false, null, false), parent)];
+    const to = (text: string, escape: boolean, options: readonly string[] | null, closed: boolean): Stack => push(new StringFrame(this.quote, text, escape, options, closed, this.scope), parent);
+    if (this.escape) return this.options ? [] : [to('', false, null, false)];
     if (c === this.quote) {
       if (this.options && !this.options.includes(this.text)) return [];
-      return [push(new StringFrame(this.quote, this.text, false, this.options, true), parent)];
+      return [to(this.text, false, this.options, true)];
     }
     if (c === '\n' && this.quote !== '`') return [];
     if (this.options) {
       const text = this.text + c;
-      return this.options.some((o) => o.startsWith(text)) ? [push(new StringFrame(this.quote, text, false, this.options, false), parent)] : [];
+      return this.options.some((o) => o.startsWith(text)) ? [to(text, false, this.options, false)] : [];
     }
-    if (c === '\\') return [push(new StringFrame(this.quote, '', true, null, false), parent)];
-    if (this.quote === '`' && c === '{' && this.text === '$') return [push(new BalancedFrame('}', 0, null), push(new StringFrame(this.quote, '', false, null, false), parent))];
-    return [push(new StringFrame(this.quote, c === '$' ? '$' : '', false, null, false), parent)];
+    if (c === '\\') return [to('', true, null, false)];
+    // `${` in a template holds a reference, then `}`.
+    if (this.quote === '`' && c === '{' && this.text === '$') return [push(new ReferenceFrame(this.scope, 'start', ''), push(new WordFrame('}', 0), to('', false, null, false)))];
+    return [to(c === '$' ? '$' : '', false, null, false)];
   }
   canEnd(): boolean {
     return this.closed;
@@ -175,6 +209,7 @@ export class StringFrame implements Frame {
   completion(): string {
     if (this.closed) return '';
     if (this.escape) return 'n' + this.quote;
+    if (this.text === '$' && !this.options) return this.quote;
     if (this.options) return ([...this.options].filter((o) => o.startsWith(this.text)).sort((a, b) => a.length - b.length)[0] ?? this.text).slice(this.text.length) + this.quote;
     return this.quote;
   }
@@ -221,87 +256,124 @@ export class NumberFrame implements Frame {
   }
 }
 
-/** Text up to a closing bracket, with nested brackets and strings balanced: call arguments, `${...}`. */
-export class BalancedFrame implements Frame {
+type ReferenceState = 'start' | 'root' | 'env' | 'dot' | 'member' | 'after';
+const ENV = '.env.';
+
+/**
+ * A reference (constraints.md): a name declared before the call or `process.env.NAME`, then any
+ * member access `.name`, index `[value]` or call `(value, ...)`, whose values follow the same
+ * grammar. Only declared roots, so constrained code never names something undefined.
+ */
+export class ReferenceFrame implements Frame {
   constructor(
-    readonly close: string,
-    readonly depth: number,
-    readonly inString: string | null,
-    readonly escaped = false,
-    readonly done = false,
+    readonly scope: Scope,
+    readonly state: ReferenceState,
+    /** The root typed so far ('root'), or the part of `.env.` ('env'). */
+    readonly text: string,
   ) {}
   get id(): string {
-    return `b${this.close}${this.depth}${this.inString ?? ''}${this.escaped ? 'e' : ''}${this.done ? 'd' : ''}`;
+    return `r${this.state}${this.text}`;
   }
   asciiOnly(): boolean {
-    return this.done;
+    return this.state === 'start' || this.state === 'root' ? asciiNext(this.scope.roots, this.text) : true;
   }
   openClass(): CharClass | undefined {
-    if (this.done || this.escaped) return undefined;
-    const q = this.inString;
-    if (q) return charClass(`b${q}`, (c) => c === q || c === '\\', true);
-    return charClass('b', (c) => QUOTES.has(c) || BRACKETS.has(c), true);
+    // Stable only where the parent takes no identifier character: a property name may end anywhere.
+    return this.state === 'member' ? MEMBER_CLASS : undefined;
+  }
+  private to(state: ReferenceState, text = ''): ReferenceFrame {
+    return new ReferenceFrame(this.scope, state, text);
+  }
+  /** What follows a whole reference: `.name`, `[value]`, `(arguments)`. */
+  private follow(c: string, parent: Stack): Stack[] {
+    const after = (): Stack => push(this.to('after'), parent);
+    if (c === '.') return [push(this.to('dot'), parent)];
+    if (c === '(') return [push(new ArgsFrame(this.scope, 'first'), after())];
+    if (c === '[') return [push(new ValueFrame(ANY_VALUE, this.scope), push(new WordFrame(']', 0), after()))];
+    return [];
   }
   step(c: string, parent: Stack): Stack[] {
-    if (this.done) return [];
-    const next = (depth: number, inString: string | null, escaped = false, done = false): Stack[] => [push(new BalancedFrame(this.close, depth, inString, escaped, done), parent)];
-    if (this.inString) {
-      if (this.escaped) return next(this.depth, this.inString);
-      if (c === '\\') return next(this.depth, this.inString, true);
-      return c === this.inString ? next(this.depth, null) : next(this.depth, this.inString);
+    switch (this.state) {
+      case 'start':
+      case 'root': {
+        const text = this.text + c;
+        const out: Stack[] = this.scope.roots.some((r) => r.startsWith(text)) ? [push(this.to('root', text), parent)] : [];
+        if (this.state === 'root' && this.scope.declared.has(this.text)) out.push(...this.follow(c, parent));
+        if (this.text === 'process' && c === '.') out.push(push(this.to('env', '.'), parent));
+        return out;
+      }
+      case 'env': {
+        if (ENV[this.text.length] !== c) return [];
+        const text = this.text + c;
+        return [push(text === ENV ? this.to('dot') : this.to('env', text), parent)];
+      }
+      case 'dot':
+        return IDENT_START.test(c) ? [push(this.to('member'), parent)] : [];
+      case 'member':
+        return IDENT.test(c) ? [push(this, parent)] : this.follow(c, parent);
+      case 'after':
+        return this.follow(c, parent);
     }
-    if (QUOTES.has(c)) return next(this.depth, c);
-    if (c === '(' || c === '[' || c === '{') return next(this.depth + 1, null);
-    if (c === ')' || c === ']' || c === '}') {
-      if (this.depth === 0) return c === this.close ? next(0, null, false, true) : [];
-      return next(this.depth - 1, null);
-    }
-    return next(this.depth, null);
   }
   canEnd(): boolean {
-    return this.done;
+    return this.state === 'member' || this.state === 'after' || (this.state === 'root' && this.scope.declared.has(this.text));
   }
   completion(): string {
-    if (this.done) return '';
-    const closeString = this.inString ? (this.escaped ? 'n' : '') + this.inString : '';
-    return closeString + ')'.repeat(this.depth) + this.close;
+    switch (this.state) {
+      case 'start':
+      case 'root': {
+        if (this.scope.declared.has(this.text)) return '';
+        const options = this.scope.roots.filter((r) => r.startsWith(this.text)).map((r) => (this.scope.declared.has(r) ? r : `${r}${ENV}A`).slice(this.text.length));
+        return options.sort((x, y) => x.length - y.length)[0] ?? '';
+      }
+      case 'env':
+        return ENV.slice(this.text.length) + 'A';
+      case 'dot':
+        return 'a';
+      case 'member':
+      case 'after':
+        return '';
+    }
   }
 }
 
-/** An identifier expression: `name`, `a.b`, `a[0]`, `f(x)`, `process.env.TOKEN`. */
-export class IdentifierFrame implements Frame {
-  constructor(readonly state: 'ident' | 'dot') {}
+/** A call's arguments after `(`: values of any kind (literals or references), comma-separated, then `)`. */
+export class ArgsFrame implements Frame {
+  constructor(
+    readonly scope: Scope,
+    readonly state: 'first' | 'after' | 'comma' | 'closed',
+  ) {}
   get id(): string {
-    return `i${this.state}`;
+    return `c${this.state}`;
   }
   asciiOnly(): boolean {
     return true;
   }
-  openClass(): CharClass | undefined {
-    // Stable only where the parent takes no identifier character: an identifier may end anywhere.
-    return this.state === 'ident' ? charClass('i', (c) => !IDENT.test(c), false, IDENT_CHARS) : undefined;
-  }
   step(c: string, parent: Stack): Stack[] {
-    if (this.state === 'dot') return IDENT_START.test(c) ? [push(new IdentifierFrame('ident'), parent)] : [];
-    if (IDENT.test(c)) return [push(this, parent)];
-    if (c === '.') return [push(new IdentifierFrame('dot'), parent)];
-    if (c === '(') return [push(new BalancedFrame(')', 0, null), push(this, parent))];
-    if (c === '[') return [push(new BalancedFrame(']', 0, null), push(this, parent))];
-    return [];
+    if (this.state === 'closed') return [];
+    if (isWs(c)) return [push(this, parent)];
+    if (c === ')') return [push(new ArgsFrame(this.scope, 'closed'), parent)];
+    if (this.state === 'after') return c === ',' ? [push(new ArgsFrame(this.scope, 'comma'), parent)] : [];
+    return new ValueFrame(ANY_VALUE, this.scope).step(c, push(new ArgsFrame(this.scope, 'after'), parent));
   }
   canEnd(): boolean {
-    return this.state === 'ident';
+    return this.state === 'closed';
   }
   completion(): string {
-    return this.state === 'dot' ? 'a' : '';
+    return this.state === 'closed' ? '' : ')';
   }
 }
+
+const ANY_VALUE: ValueRule = { kind: 'any' };
 
 // --- values by rule --------------------------------------------------------------------------
 
 /** The first character of a value: whitespace, then whichever literal the rule allows, or an identifier. */
 export class ValueFrame implements Frame {
-  constructor(readonly rule: ValueRule) {}
+  constructor(
+    readonly rule: ValueRule,
+    readonly scope: Scope,
+  ) {}
   get id(): string {
     return `v${ruleId(this.rule)}`;
   }
@@ -311,8 +383,8 @@ export class ValueFrame implements Frame {
   step(c: string, parent: Stack): Stack[] {
     if (isWs(c)) return [push(this, parent)];
     const out: Stack[] = [];
-    startValue(this.rule, c, parent, out);
-    if (IDENT_START.test(c)) out.push(push(new IdentifierFrame('ident'), parent));
+    startValue(this.rule, c, parent, out, this.scope);
+    out.push(...new ReferenceFrame(this.scope, 'start', '').step(c, parent));
     return out;
   }
   canEnd(): boolean {
@@ -331,20 +403,20 @@ function ruleId(rule: ValueRule): string {
   return id;
 }
 
-function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[]): void {
+function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[], scope: Scope): void {
   switch (rule.kind) {
     case 'union':
-      for (const o of rule.options) startValue(o, c, parent, out);
+      for (const o of rule.options) startValue(o, c, parent, out, scope);
       return;
     case 'any':
-      if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, null, false), parent));
+      if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, null, false, scope), parent));
       if (c === '-' || (c >= '0' && c <= '9')) out.push(push(new NumberFrame(false, c === '-' ? 'sign' : 'int'), parent));
       for (const w of ['true', 'false', 'null']) if (w[0] === c) out.push(push(new WordFrame(w, 1), parent));
-      if (c === '{') out.push(push(ObjectFrame.open(ANY_OBJECT), parent));
-      if (c === '[') out.push(push(new ArrayFrame(ANY_ARRAY, 0, 'first'), parent));
+      if (c === '{') out.push(push(ObjectFrame.open(ANY_OBJECT, scope), parent));
+      if (c === '[') out.push(push(new ArrayFrame(ANY_ARRAY, 0, 'first', scope), parent));
       return;
     case 'string':
-      if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, rule.enum ?? null, false), parent));
+      if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, rule.enum ?? null, false, scope), parent));
       return;
     case 'number':
     case 'integer':
@@ -357,10 +429,10 @@ function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[]): vo
       if (c === 'n') out.push(push(new WordFrame('null', 1), parent));
       return;
     case 'array':
-      if (c === '[') out.push(push(new ArrayFrame(rule, 0, 'first'), parent));
+      if (c === '[') out.push(push(new ArrayFrame(rule, 0, 'first', scope), parent));
       return;
     case 'object':
-      if (c === '{') out.push(push(ObjectFrame.open(rule), parent));
+      if (c === '{') out.push(push(ObjectFrame.open(rule, scope), parent));
       return;
   }
 }
@@ -373,6 +445,7 @@ export class ArrayFrame implements Frame {
     readonly rule: Extract<ValueRule, { kind: 'array' }>,
     readonly count: number,
     readonly state: 'first' | 'after' | 'comma' | 'closed',
+    readonly scope: Scope,
   ) {}
   get id(): string {
     return `a${ruleId(this.rule)}.${this.count}.${this.state}`;
@@ -383,11 +456,11 @@ export class ArrayFrame implements Frame {
   step(c: string, parent: Stack): Stack[] {
     if (this.state === 'closed') return [];
     if (isWs(c)) return [push(this, parent)];
-    if (c === ']') return [push(new ArrayFrame(this.rule, this.count, 'closed'), parent)];
-    if (this.state === 'after') return c === ',' ? [push(new ArrayFrame(this.rule, this.count, 'comma'), parent)] : [];
+    if (c === ']') return [push(new ArrayFrame(this.rule, this.count, 'closed', this.scope), parent)];
+    if (this.state === 'after') return c === ',' ? [push(new ArrayFrame(this.rule, this.count, 'comma', this.scope), parent)] : [];
     // 'first' or 'comma': an item may start, if the array has room.
     if (this.count >= this.rule.maxItems) return [];
-    return new ValueFrame(this.rule.items).step(c, push(new ArrayFrame(this.rule, this.count + 1, 'after'), parent));
+    return new ValueFrame(this.rule.items, this.scope).step(c, push(new ArrayFrame(this.rule, this.count + 1, 'after', this.scope), parent));
   }
   canEnd(): boolean {
     return this.state === 'closed';
@@ -408,9 +481,10 @@ export class ObjectFrame implements Frame {
     readonly state: 'key' | 'comma' | 'inKey' | 'colon' | 'after' | 'closed',
     readonly keyQuote: string | null,
     readonly keyText: string,
+    readonly scope: Scope,
   ) {}
-  static open(rule: ObjectRule): ObjectFrame {
-    return new ObjectFrame(rule, 0n, 'key', null, '');
+  static open(rule: ObjectRule, scope: Scope): ObjectFrame {
+    return new ObjectFrame(rule, 0n, 'key', null, '', scope);
   }
   get id(): string {
     return `o${ruleId(this.rule)}.${this.seen}.${this.state}.${this.keyQuote ?? ''}${this.keyText}`;
@@ -423,11 +497,10 @@ export class ObjectFrame implements Frame {
     // An open object's quoted key takes any text (not stable: a declared key's name means its own rule).
     const q = this.keyQuote;
     if (this.state !== 'inKey' || !this.rule.additional) return undefined;
-    if (!q) return charClass('k', (c) => !IDENT.test(c), false);
-    return charClass(`k${q}`, (c) => c === q || c === '\n' || c === '\\', false);
+    return KEY_CLASSES.get(q ?? '');
   }
   private with(state: ObjectFrame['state'], keyQuote: string | null = null, keyText = '', seen = this.seen): ObjectFrame {
-    return new ObjectFrame(this.rule, seen, state, keyQuote, keyText);
+    return new ObjectFrame(this.rule, seen, state, keyQuote, keyText, this.scope);
   }
   /** Could `text` still grow into a key this object accepts? A bare key must be an identifier all along. */
   private keyPrefixOk(text: string, bare: boolean): boolean {
@@ -471,7 +544,7 @@ export class ObjectFrame implements Frame {
         const key = this.keyDone(this.keyText);
         if (!key) return [];
         const seen = key.index >= 0 ? this.seen | (1n << BigInt(key.index)) : this.seen;
-        return [push(new ValueFrame(key.rule), push(this.with('after', null, '', seen), parent))];
+        return [push(new ValueFrame(key.rule, this.scope), push(this.with('after', null, '', seen), parent))];
       }
       case 'after':
         if (isWs(c)) return [push(this, parent)];
@@ -517,7 +590,7 @@ export class ObjectFrame implements Frame {
         } else if (this.state === 'colon') tail = '';
         const done = this.keyDone(key)!;
         const seen = done.index >= 0 ? this.seen | (1n << BigInt(done.index)) : this.seen;
-        return `${tail}: ${minimalValue(done.rule)}${new ObjectFrame(this.rule, seen, 'after', null, '').completion()}`;
+        return `${tail}: ${minimalValue(done.rule)}${new ObjectFrame(this.rule, seen, 'after', null, '', this.scope).completion()}`;
       }
     }
   }

@@ -9,6 +9,8 @@ const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar
 # then free text. It is a relaxation of the workbench's own constraint language, because GBNF has
 # no set semantics: object keys may repeat and required keys are not enforced, arrays have no item
 # limit, and text after the first statement is free (a later \`axios.\` call is not checked).
+# Values may reference the names it was exported for (declared before the call) and
+# process.env.NAME, with member access, indexes and calls whose arguments are values again.
 `;
 
 /** A GBNF string literal. */
@@ -20,20 +22,28 @@ class GrammarWriter {
   private readonly ruleNames = new WeakMap<object, string>();
   private counter = 0;
 
-  constructor(private readonly compiled: CompiledSpec) {
+  constructor(
+    private readonly compiled: CompiledSpec,
+    names: readonly string[],
+  ) {
     this.add('ws', '[ \\t\\n\\r]*');
     this.add('rest', '[^\\x00]*');
     this.add('term', '";" | ".then(" | ".catch(" | ".finally("');
-    this.add('ident', '[A-Za-z_$] [A-Za-z0-9_$]* ( "." [A-Za-z_$] [A-Za-z0-9_$]* | "(" bal ")" | "[" bal "]" )*');
-    this.add('bal', `( [^()\\[\\]{}'"\`] | "(" bal ")" | "[" bal "]" | "{" bal "}" | str )*`);
-    this.add('str', `"'" ( [^'\\\\\\n] | "\\\\" [^\\x00] )* "'" | "\\"" ( [^"\\\\\\n] | "\\\\" [^\\x00] )* "\\"" | "\`" ( [^\`\\\\] | "\\\\" [^\\x00] )* "\`"`);
+    this.add('name', '[A-Za-z_$] [A-Za-z0-9_$]*');
+    // A reference: only declared roots (no ReferenceError), arguments and indexes are values again.
+    const roots = [...names.map(lit), '"process.env." name'].join(' | ');
+    this.add('ref', `( ${roots} ) ( "." name | "(" ws ( any ( ws "," ws any )* ws ","? )? ws ")" | "[" ws any "]" )*`);
+    this.add('qstr', `"'" ( [^'\\\\\\n] | "\\\\" [^\\x00] )* "'" | "\\"" ( [^"\\\\\\n] | "\\\\" [^\\x00] )* "\\""`);
+    // A template's `${` holds a reference; `$` elsewhere is text.
+    this.add('tstr', '"`" ( [^`\\\\$] | "\\\\" [^\\x00] | "$"+ ( [^{`\\\\$] | "\\\\" [^\\x00] ) | "$"* "${" ref "}" )* "$"* "`"');
+    this.add('str', 'qstr | tstr');
     this.add('num', '"-"? [0-9]+ ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?');
     this.add('int', '"-"? [0-9]+');
     this.add('bool', '"true" | "false"');
     this.add('null', '"null"');
-    this.add('any', 'str | num | bool | null | ident | anyobj | anyarr');
+    this.add('any', 'str | num | bool | null | ref | anyobj | anyarr');
     this.add('anyobj', '"{" ws ( anypair ( ws "," ws anypair )* ws ","? )? ws "}"');
-    this.add('anypair', '( [A-Za-z_$] [A-Za-z0-9_$]* | str ) ws ":" ws any');
+    this.add('anypair', '( name | qstr ) ws ":" ws any');
     this.add('anyarr', '"[" ws ( any ( ws "," ws any )* ws ","? )? ws "]"');
   }
 
@@ -57,7 +67,7 @@ class GrammarWriter {
     if (cached) return cached;
     const name = this.fresh('v');
     this.ruleNames.set(rule, name);
-    this.add(name, `${this.literal(rule)} | ident`);
+    this.add(name, `${this.literal(rule)} | ref`);
     return name;
   }
 
@@ -88,7 +98,7 @@ class GrammarWriter {
 
   object(rule: ObjectRule): string {
     const pairs = rule.keys.map((k) => `${this.key(k)} ws ":" ws ${this.value(rule.rules.get(k)!)}`);
-    if (rule.additional) pairs.push(`( [A-Za-z_$] [A-Za-z0-9_$]* | str ) ws ":" ws ${this.value(rule.additional)}`);
+    if (rule.additional) pairs.push(`( name | qstr ) ws ":" ws ${this.value(rule.additional)}`);
     if (pairs.length === 0) return '"{" ws "}"';
     const pair = this.add(this.fresh('pair'), pairs.join(' | '));
     return `"{" ws ( ${pair} ( ws "," ws ${pair} )* ws ","? )? ws "}"`;
@@ -99,7 +109,7 @@ class GrammarWriter {
     const seg = quote === '`' ? 'pbt' : quote === "'" ? 'psq' : 'pdq';
     if (!this.rules.has(seg)) {
       const chars = `A-Za-z0-9\\-._~!$&()*+,;=:@%<>${quote === "'" ? '"' : "'"}`;
-      this.add(seg, quote === '`' ? `( [${chars}] | "\${" bal "}" )+` : `[${chars}]+`);
+      this.add(seg, quote === '`' ? `( [${chars}] | "\${" ref "}" )+` : `[${chars}]+`);
     }
     const servers = this.compiled.spec.servers.map(lit).join(' | ');
     const path = endpoint.path
@@ -129,7 +139,11 @@ class GrammarWriter {
   }
 }
 
-/** The spec's constraint language as a GBNF grammar (a relaxation; the header says how). */
-export function exportGbnf(spec: ApiSpec): string {
-  return new GrammarWriter(compileConstraints(spec)).write(spec);
+/**
+ * The spec's constraint language as a GBNF grammar (a relaxation; the header says how), for code
+ * that has declared `names` before the call (see declaredNames; none: only process.env).
+ */
+export function exportGbnf(spec: ApiSpec, names: readonly string[] = []): string {
+  const compiled = compileConstraints(spec, names);
+  return new GrammarWriter(compiled, [...compiled.scope.declared]).write(spec);
 }

@@ -4,3 +4,4 @@ export type { ObjectRule, ValueRule } from './rules.js';
 export { hasBit, TokenConstraint, tokenIndex, type TokenIndex } from './tokens.js';
 export { decodeTokens, reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from './vocabulary.js';
 export { exportGbnf } from './gbnf.js';
+export { declaredNames } from './scope.js';

@@ -1,5 +1,5 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
-import { asciiNext, BalancedFrame, charClass, isWs, minimalValue, ObjectFrame, push, ValueFrame, type CharClass, type Frame, type Stack } from './frames.js';
+import { asciiNext, charClass, isWs, minimalValue, ObjectFrame, push, ReferenceFrame, ValueFrame, WordFrame, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
 
 /** A character trie over `server + path template`; `{param}` segments are edges of their own. */
@@ -10,16 +10,25 @@ interface UrlNode {
 }
 const node = (): UrlNode => ({ literal: new Map(), param: undefined, endpoints: [] });
 
-/** The compiled language of one spec: methods, URL tries, and per-endpoint argument rules (built lazily). */
+/**
+ * The compiled language of one spec for one scope (the names declared before the call): methods,
+ * URL tries and per-endpoint argument rules, built lazily and shared by every scope of the spec.
+ */
 export class CompiledSpec {
   readonly methods: readonly string[];
-  private readonly tries = new Map<string, UrlNode>();
-  private readonly rules = new Map<Endpoint, EndpointRules>();
+  private readonly tries: Map<string, UrlNode>;
+  private readonly rules: Map<Endpoint, EndpointRules>;
   private readonly compiler: RuleCompiler;
 
-  constructor(readonly spec: ApiSpec) {
-    this.compiler = new RuleCompiler(spec);
-    this.methods = [...new Set(spec.endpoints.map((e) => e.method))];
+  constructor(
+    readonly spec: ApiSpec,
+    readonly scope: Scope,
+    shared?: CompiledSpec,
+  ) {
+    this.compiler = shared?.compiler ?? new RuleCompiler(spec);
+    this.tries = shared?.tries ?? new Map();
+    this.rules = shared?.rules ?? new Map();
+    this.methods = shared?.methods ?? [...new Set(spec.endpoints.map((e) => e.method))];
   }
 
   urlTrie(method: string): UrlNode {
@@ -68,6 +77,21 @@ function paramCharOk(parameter: Parameter | undefined, c: string, quote: string,
   return URL_SAFE.test(c) && c !== '&';
 }
 
+// Free text takes anything; only a `.` can complete `axios.` and open an invocation.
+const FREE_CLASS = charClass('f', (c) => c === '.', false);
+/** The characters a path parameter's value takes, per quote. */
+const URL_CLASSES = new Map(
+  ["'", '"', '`'].map((q) => [
+    q,
+    {
+      placeholder: charClass(`u${q}<`, (c) => c === q || c === '>' || c === '/' || c === '?' || c === '#', false),
+      integer: charClass(`u${q}integer`, (c) => !(c >= '0' && c <= '9'), false),
+      number: charClass(`u${q}number`, (c) => !(c >= '0' && c <= '9') && c !== '.', false),
+      text: charClass(`u${q}`, (c) => c === q || c === '<' || c === '>' || c === '&' || !URL_SAFE.test(c), false),
+    },
+  ]),
+);
+
 /** Outside any invocation: free text, watching for `axios.` at an identifier boundary. */
 export class FreeFrame implements Frame {
   constructor(
@@ -79,8 +103,7 @@ export class FreeFrame implements Frame {
     return `f${this.progress}${this.afterIdent ? 'i' : ''}`;
   }
   openClass(): CharClass {
-    // Free text takes anything; only a `.` can complete `axios.` and open an invocation.
-    return charClass('f', (c) => c === '.', false);
+    return FREE_CLASS;
   }
   step(c: string, parent: Stack): Stack[] {
     const WORD = 'axios.';
@@ -141,7 +164,7 @@ export class InvocationFrame implements Frame {
         if (c === ',') return [push(this.to(dataPossible ? 'preData' : 'preConfig'), parent)];
         return c === ')' && !dataPossible && !r?.configRequired ? [push(this.to('term'), parent)] : [];
       case 'preData':
-        return new ValueFrame(r!.data).step(c, push(this.to('afterData'), parent));
+        return new ValueFrame(r!.data, this.compiled.scope).step(c, push(this.to('afterData'), parent));
       case 'afterData':
         if (isWs(c)) return [push(this, parent)];
         if (c === ',') return [push(this.to('preConfig'), parent)];
@@ -150,7 +173,7 @@ export class InvocationFrame implements Frame {
         if (isWs(c)) return [push(this, parent)];
         if (c === ')' && !r?.configRequired) return [push(this.to('term'), parent)]; // a trailing comma
         if (!configPossible) return [];
-        return c === '{' ? [push(ObjectFrame.open(r!.config!), push(this.to('afterConfig'), parent))] : [];
+        return c === '{' ? [push(ObjectFrame.open(r!.config!, this.compiled.scope), push(this.to('afterConfig'), parent))] : [];
       case 'afterConfig':
         if (isWs(c)) return [push(this, parent)];
         if (c === ',') return [push(this.to('close'), parent)];
@@ -250,14 +273,11 @@ export class UrlFrame implements Frame {
   }
   openClass(): CharClass | undefined {
     if (!this.param || this.value === '$' || this.value === '${}') return undefined;
-    const q = this.quote;
-    if (this.value.startsWith('<')) {
-      // A `<placeholder>` takes anything up to its `>`, but never leaves the path segment.
-      return this.value.length > 1 && this.value.endsWith('>') ? undefined : charClass(`u${q}<`, (c) => c === q || c === '>' || c === '/' || c === '?' || c === '#', false);
-    }
+    const classes = URL_CLASSES.get(this.quote)!;
+    // A `<placeholder>` takes anything up to its `>`, but never leaves the path segment.
+    if (this.value.startsWith('<')) return this.value.length > 1 && this.value.endsWith('>') ? undefined : classes.placeholder;
     const type = this.param.parameter?.schema?.['type'];
-    if (type === 'integer' || type === 'number') return charClass(`u${q}${type}`, (c) => !(c >= '0' && c <= '9') && !(type === 'number' && c === '.'), false);
-    return charClass(`u${q}`, (c) => c === q || c === '<' || c === '>' || c === '&' || !URL_SAFE.test(c), false);
+    return type === 'integer' ? classes.integer : type === 'number' ? classes.number : classes.text;
   }
   private fromNode(at: UrlNode, c: string, parent: Stack): Stack[] {
     const out: Stack[] = [];
@@ -276,8 +296,9 @@ export class UrlFrame implements Frame {
   step(c: string, parent: Stack): Stack[] {
     if (!this.param) return this.fromNode(this.at, c, parent);
     if (this.value === '$') {
-      // `${identifier}` inside backticks: the expression up to the matching `}`.
-      return c === '{' ? [push(new BalancedFrame('}', 0, null), push(new UrlFrame(this.compiled, this.method, this.quote, this.at, this.param, '${}'), parent))] : [];
+      // `${reference}` inside backticks, then `}`.
+      const after = push(new UrlFrame(this.compiled, this.method, this.quote, this.at, this.param, '${}'), parent);
+      return c === '{' ? [push(new ReferenceFrame(this.compiled.scope, 'start', ''), push(new WordFrame('}', 0), after))] : [];
     }
     const out: Stack[] = [];
     const complete = this.value !== '' && (!this.value.startsWith('<') || this.value.endsWith('>'));
@@ -293,7 +314,7 @@ export class UrlFrame implements Frame {
   completion(): string {
     if (!this.param) return shortestUrl(this.compiled, this.method, this.quote, this.at);
     let close = '';
-    if (this.value === '$') close = '{a}';
+    if (this.value === '$') close = `{${new ReferenceFrame(this.compiled.scope, 'start', '').completion()}}`;
     else if (this.value === '') close = 'x';
     else if (this.value.startsWith('<') && !this.value.endsWith('>')) close = '>';
     return close + shortestUrl(this.compiled, this.method, this.quote, this.param.next);

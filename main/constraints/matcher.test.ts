@@ -11,11 +11,13 @@ beforeAll(async () => {
   spec = loaded.value;
 });
 
-const STARTER = "// task\nconst axios = require('axios');\n\n";
+const STARTER = "// task\nconst axios = require('axios');\nconst token = process.env.HARBOR_TOKEN, id = 'shp_1';\nconst body = { sku: 'CRATE-L', quantity: 3 };\nfunction getEnd() {\n  return '2024-03-31';\n}\n\n";
 const BASE = 'https://api.harbor.example/v2';
-const feed = (text: string) => {
-  const m = ConstraintMatcher.create(spec);
-  const result = m.feed(text);
+/** Feeds starter code and its completion; the starter's declarations are what values may reference. */
+const feed = (text: string, starter = STARTER) => {
+  const { matcher: m, fed } = ConstraintMatcher.after(spec, starter);
+  expect(fed).toEqual({ ok: true });
+  const result = m.feed(text.slice(starter.length));
   return { result, complete: m.isComplete(), m };
 };
 /** The offset of the first occurrence of `marker`'s `|` in a template, and the text without it. */
@@ -31,6 +33,8 @@ describe('accepted invocations', () => {
     `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: getEnd() }, filters: { statuses: ['delivered', 'returned'] } });`,
     `axios.delete('${BASE}/warehouses/<warehouse_id>', { params: { force: true } }).finally(() => done());`,
     `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.env.HARBOR_KEY } });`,
+    `axios.put(\`${BASE}/warehouses/\${body.sku.toLowerCase()}/inventory/\${id}\`, body, { headers: { 'Content-Type': getEnd(id, [1, 'a'], { x: token },) } });`,
+    `axios.get('${BASE}/shipments', { params: { limit: body['quantity'], status: process.env.STATUS.trim() } });`,
   ])('%s', (completion) => {
     const { result, complete } = feed(STARTER + completion + '\nconsole.log("free text after the call");\n');
     expect(result).toEqual({ ok: true });
@@ -65,9 +69,20 @@ describe('each single illegal change is rejected at the offending character', ()
     ['header only for bodies', `axios.get('${BASE}/me', { headers: { '|Content-Type': 'application/json' } });`],
     ['concatenated URL', `axios.get('${BASE}/warehouses/|' + id);`],
     ['body method without data', `axios.post('${BASE}/reports'|);`],
+    ['a name not declared before the call', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', bod|x);`],
+    ['an undeclared name in a template', `axios.get(\`${BASE}/shipments/\${|shipmentId}\`);`],
+    ['call arguments that are not values', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', getEnd(id |id));`],
+    ['process without env', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.|argv } });`],
+    ['a name starting with a digit', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.env.|1KEY } });`],
   ])('%s', (_name, template) => {
     const [completion, offset] = at(template);
     const { result } = feed(STARTER + completion);
     expect(result).toMatchObject({ ok: false, offset: STARTER.length + offset });
+  });
+
+  it('does not let the call reference the declaration it initialises (its temporal dead zone)', () => {
+    const starter = "const axios = require('axios');\nconst response = await axios.";
+    expect(feed(`${starter}get('${BASE}/shipments', { params: { limit: response.data } })`, starter).result).toMatchObject({ ok: false });
+    expect(feed(`${starter}get('${BASE}/shipments', { params: { limit: axios.defaults.limit } })`, starter).result).toEqual({ ok: true });
   });
 });

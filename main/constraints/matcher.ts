@@ -1,13 +1,21 @@
 import type { ApiSpec } from '../openapi/index.js';
-import { stackCompletion, stackId, stepStack, type CharClass, type Stack } from './frames.js';
+import { scopeOf, stackCompletion, stackId, stepStack, type CharClass, type Stack } from './frames.js';
 import { CompiledSpec, FreeFrame } from './invocation.js';
+import { declaredNames } from './scope.js';
 
-const compiledSpecs = new WeakMap<ApiSpec, CompiledSpec>();
+const compiledSpecs = new WeakMap<ApiSpec, Map<string, CompiledSpec>>();
 
-/** The spec's constraint language, compiled lazily (URL tries per method, rules per endpoint) and cached. */
-export function compileConstraints(spec: ApiSpec): CompiledSpec {
-  let compiled = compiledSpecs.get(spec);
-  if (!compiled) compiledSpecs.set(spec, (compiled = new CompiledSpec(spec)));
+/**
+ * The spec's constraint language for code that has declared `names` before the call (the
+ * references a value may use; see declaredNames), compiled lazily (URL tries per method, rules per
+ * endpoint, shared across names) and cached.
+ */
+export function compileConstraints(spec: ApiSpec, names: readonly string[] = []): CompiledSpec {
+  const scope = scopeOf(names);
+  let bySpec = compiledSpecs.get(spec);
+  if (!bySpec) compiledSpecs.set(spec, (bySpec = new Map()));
+  let compiled = bySpec.get(scope.key);
+  if (!compiled) bySpec.set(scope.key, (compiled = new CompiledSpec(spec, scope, bySpec.values().next().value)));
   return compiled;
 }
 
@@ -25,9 +33,19 @@ export class ConstraintMatcher {
     private consumed: number,
   ) {}
 
-  static create(spec: ApiSpec | CompiledSpec): ConstraintMatcher {
-    const compiled = spec instanceof CompiledSpec ? spec : compileConstraints(spec);
+  /** A matcher before any text; `names` are those declared before the calls it will see (none: only `process.env`). */
+  static create(spec: ApiSpec | CompiledSpec, names: readonly string[] = []): ConstraintMatcher {
+    const compiled = spec instanceof CompiledSpec ? spec : compileConstraints(spec, names);
     return new ConstraintMatcher([{ frame: new FreeFrame(compiled, 0, false), parent: null }], 0);
+  }
+
+  /**
+   * A matcher for code that continues `prefix` (the starter code): the names `prefix` declares
+   * are what values may reference, and the prefix is fed through it.
+   */
+  static after(spec: ApiSpec, prefix: string): { readonly matcher: ConstraintMatcher; readonly fed: FeedResult } {
+    const matcher = ConstraintMatcher.create(spec, declaredNames(prefix));
+    return { matcher, fed: matcher.feed(prefix) };
   }
 
   clone(): ConstraintMatcher {

@@ -23,7 +23,8 @@ export interface ObjectRule {
 }
 
 export const ANY: ValueRule = { kind: 'any' };
-const MAX_DEPTH = 3;
+/** A recursive schema is cut at its third recursion (constraints.md); every other schema is followed to any depth. */
+const MAX_RECURSION = 3;
 const DEFAULT_MAX_ITEMS = 5;
 
 type Obj = Record<string, unknown>;
@@ -51,20 +52,32 @@ export class RuleCompiler {
     return followLocalRef(this.doc, schema) ?? {};
   }
 
-  compile(schema: JsonSchema | undefined, depth = 0): ValueRule {
+  /**
+   * `within`: the schemas being compiled around this one. A schema met a fourth time inside itself
+   * is cut (any balanced literal); a rule built without meeting any of its ancestors again is the
+   * same wherever it stands, so it is cached.
+   */
+  compile(schema: JsonSchema | undefined, within: readonly object[] = []): ValueRule {
     const s = this.follow(schema);
     if (!isObj(s)) return ANY;
-    if (depth > MAX_DEPTH) return ANY; // recursive schemas are cut: any balanced literal
-    if (depth === 0) {
-      const hit = this.cache.get(s);
-      if (hit) return hit;
+    const hit = this.cache.get(s);
+    if (hit) return hit;
+    if (within.filter((a) => a === s).length >= MAX_RECURSION) {
+      this.recursive = true;
+      return ANY;
     }
-    const rule = this.build(s, depth);
-    if (depth === 0) this.cache.set(s, rule);
+    const outer = this.recursive;
+    this.recursive = within.includes(s);
+    const rule = this.build(s, [...within, s]);
+    if (!this.recursive) this.cache.set(s, rule);
+    this.recursive ||= outer;
     return rule;
   }
 
-  private build(s: Obj, depth: number): ValueRule {
+  /** Set while compiling a schema that meets one of its ancestors again (its rule depends on where it stands). */
+  private recursive = false;
+
+  private build(s: Obj, depth: readonly object[]): ValueRule {
     const nullable = s['nullable'] === true;
     const wrap = (r: ValueRule): ValueRule => (nullable ? { kind: 'union', options: [r, { kind: 'null' }] } : r);
     if (Array.isArray(s['enum'])) {
@@ -79,7 +92,7 @@ export class RuleCompiler {
     }
     for (const key of ['oneOf', 'anyOf'] as const) {
       const alts = s[key];
-      if (Array.isArray(alts) && alts.length > 0) return wrap({ kind: 'union', options: alts.map((a) => this.compile(a as JsonSchema, depth + 1)) });
+      if (Array.isArray(alts) && alts.length > 0) return wrap({ kind: 'union', options: alts.map((a) => this.compile(a as JsonSchema, depth)) });
     }
     if (Array.isArray(s['allOf'])) return this.build(mergeAllOf(s, 0, (p) => this.follow(p)), depth);
     const type = s['type'];
@@ -98,7 +111,7 @@ export class RuleCompiler {
       case 'null':
         return { kind: 'null' };
       case 'array':
-        return wrap({ kind: 'array', items: this.compile(s['items'] as JsonSchema, depth + 1), maxItems: typeof s['maxItems'] === 'number' ? s['maxItems'] : DEFAULT_MAX_ITEMS });
+        return wrap({ kind: 'array', items: this.compile(s['items'] as JsonSchema, depth), maxItems: typeof s['maxItems'] === 'number' ? s['maxItems'] : DEFAULT_MAX_ITEMS });
       case 'object':
         return wrap(this.objectOf(s, depth));
       default:
@@ -107,12 +120,12 @@ export class RuleCompiler {
     }
   }
 
-  private objectOf(s: Obj, depth: number): ObjectRule {
+  private objectOf(s: Obj, depth: readonly object[]): ObjectRule {
     const props = isObj(s['properties']) ? s['properties'] : {};
     const required = new Set(Array.isArray(s['required']) ? s['required'] : []);
-    const entries = Object.entries(props).map(([k, v]) => [k, this.compile(v as JsonSchema, depth + 1), required.has(k)] as const);
+    const entries = Object.entries(props).map(([k, v]) => [k, this.compile(v as JsonSchema, depth), required.has(k)] as const);
     const add = s['additionalProperties'];
-    const additional = add === false ? null : isObj(add) ? this.compile(add as JsonSchema, depth + 1) : add === true || entries.length === 0 ? ANY : null;
+    const additional = add === false ? null : isObj(add) ? this.compile(add as JsonSchema, depth) : add === true || entries.length === 0 ? ANY : null;
     return objectRule(entries, additional);
   }
 }

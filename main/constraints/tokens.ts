@@ -1,4 +1,4 @@
-import type { CharClass } from './frames.js';
+import { allClasses, type CharClass } from './frames.js';
 import type { ConstraintMatcher } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -21,7 +21,7 @@ interface TrieNode {
 interface ClassTable {
   /** In depth-first order: each token's last exit character, -1 when it has none. */
   readonly last: Int16Array;
-  /** Stable classes only: the tokens without an exit, and a trie of the others' texts from their first exit on. */
+  /** Classes stable (in some context) only: the tokens without an exit, and a trie of the others' texts from their first exit on. */
   readonly inside: Uint32Array | undefined;
   readonly exiting: TrieNode | undefined;
   /** Per subtree scanned so far, how its tokens split (see Split). */
@@ -54,6 +54,7 @@ export interface TokenIndex {
   /** Tokens that are neither text nor end-of-generation: partial UTF-8 bytes, control tokens. */
   readonly partial: readonly number[];
   readonly words: number;
+  /** Every character class's table, built when the vocabulary is prepared. */
   readonly classes: Map<string, ClassTable>;
 }
 
@@ -99,32 +100,48 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   const { root, order } = buildTrie(entries);
   const chars = order.map((id) => [...vocabulary.text[id]!]);
   index = { vocabulary, root, order: Int32Array.from(order), chars, partial, words: Math.ceil(vocabulary.text.length / 32), classes: new Map() };
+  // Every class's table now, not on first use (which cost up to a second inside one mask): the
+  // texts as ids of their distinct characters, so a class asks about each character once.
+  const ids = new Map<string, number>();
+  const starts = new Int32Array(chars.length + 1);
+  const flat: number[] = [];
+  chars.forEach((cs, i) => {
+    starts[i] = flat.length;
+    for (const ch of cs) {
+      let id = ids.get(ch);
+      if (id === undefined) ids.set(ch, (id = ids.size));
+      flat.push(id);
+    }
+  });
+  starts[chars.length] = flat.length;
+  const text = { starts, flat: Int32Array.from(flat), distinct: [...ids.keys()] };
+  for (const cls of allClasses()) index.classes.set(cls.key, classTable(index, cls, text));
   indexes.set(vocabulary, index);
   return index;
 }
 
-function classTable(index: TokenIndex, cls: CharClass): ClassTable {
-  const known = index.classes.get(cls.key);
-  if (known) return known;
+function classTable(index: TokenIndex, cls: CharClass, text: { starts: Int32Array; flat: Int32Array; distinct: readonly string[] }): ClassTable {
+  const exits = Uint8Array.from(text.distinct, (ch) => (cls.exits(ch) ? 1 : 0));
   const last = new Int16Array(index.chars.length);
-  const inside = cls.stable ? new Uint32Array(index.words) : undefined;
+  // Stable classes, and those stable in context (identifiers), get the whole-vocabulary split.
+  const inside = cls.stable || cls.probe !== undefined ? new Uint32Array(index.words) : undefined;
   const exiting: [string[], number][] = [];
-  index.chars.forEach((chars, i) => {
+  for (let i = 0; i < index.chars.length; i++) {
+    const start = text.starts[i]!;
+    const end = text.starts[i + 1]!;
     let first = -1;
     let lastExit = -1;
-    for (let k = 0; k < chars.length; k++) {
-      if (!cls.exits(chars[k]!)) continue;
-      if (first < 0) first = k;
-      lastExit = k;
+    for (let k = start; k < end; k++) {
+      if (!exits[text.flat[k]!]) continue;
+      if (first < 0) first = k - start;
+      lastExit = k - start;
     }
     last[i] = Math.min(lastExit, 0x7fff);
-    if (!inside) return;
+    if (!inside) continue;
     if (first < 0) setBit(inside, index.order[i]!);
-    else exiting.push([chars.slice(first) as string[], index.order[i]!]);
-  });
-  const table = { last, inside, exiting: inside ? buildTrie(exiting).root : undefined, splits: new Map() };
-  index.classes.set(cls.key, table);
-  return table;
+    else exiting.push([index.chars[i]!.slice(first) as string[], index.order[i]!]);
+  }
+  return { last, inside, exiting: inside ? buildTrie(exiting).root : undefined, splits: new Map() };
 }
 
 const setBit = (mask: Uint32Array, id: number): void => {
@@ -245,16 +262,25 @@ export class TokenConstraint {
    */
   private scan(node: TrieNode, state: ConstraintMatcher, cls: CharClass, mask: Uint32Array): boolean {
     const { order, chars } = this.index;
-    const table = classTable(this.index, cls);
-    if (node.depth === 0 && table.inside && table.exiting) {
+    const table = this.index.classes.get(cls.key);
+    if (!table) throw new Error(`bug: the character class ${cls.key} was made after the vocabulary was prepared`);
+    const key = state.stateKey();
+    let decided = this.decided.get(key);
+    if (!decided) this.decided.set(key, (decided = new Map()));
+    const stable = cls.stable || (cls.probe !== undefined && probeStable(state, key, cls.probe, decided));
+    if (node.depth === 0 && stable && table.inside && table.exiting) {
       // The whole vocabulary in a stable state: the precomputed inside set, then the others'
       // texts from their first exit on, walked as a trie (they share prefixes such as `',`).
       for (let w = 0; w < mask.length; w++) mask[w]! |= table.inside[w]!;
-      this.walkExits(table.exiting, state, '', new Map(), mask);
+      this.walkExits(table.exiting, state, '', decided, mask);
       return true;
     }
     let split = table.splits.get(node);
     if (!split) {
+      // Decline before building anything when the others are too many (see below).
+      let others = 0;
+      for (let i = node.lo; i < node.hi; i++) if (table.last[i]! >= node.depth) others++;
+      if (declines(others, node)) return false;
       const inside: number[] = [];
       const byRest = new Map<string, number[]>();
       const exiting: [string[], number][] = [];
@@ -271,13 +297,9 @@ export class TokenConstraint {
       }
       table.splits.set(node, (split = { inside: Int32Array.from(inside), others: exiting.length, byRest, exiting: buildTrie(exiting).root }));
     }
-    if (split.others > 64 && split.others * 8 > node.hi - node.lo && node.children.size > 0) return false;
+    if (declines(split.others, node)) return false;
     for (const id of split.inside) setBit(mask, id);
     // In a stable state, tokens whose texts agree from their first exit on are decided together.
-    const key = state.stateKey();
-    let decided = this.decided.get(key);
-    if (!decided) this.decided.set(key, (decided = new Map()));
-    const stable = cls.stable || (cls.probe !== undefined && probeStable(state, key, cls.probe, decided));
     if (stable) {
       this.walkExits(split.exiting, state, '', decided, mask);
       return true;
@@ -293,6 +315,8 @@ export class TokenConstraint {
     return true;
   }
 }
+
+const declines = (others: number, node: TrieNode): boolean => others > 64 && others * 8 > node.hi - node.lo && node.children.size > 0;
 
 /**
  * True when every character of `probe` leaves the state as it was: an identifier is stable

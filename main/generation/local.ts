@@ -1,6 +1,6 @@
 import { resolveChatWrapper, SpecialTokensText, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
 import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
-import { ConstraintMatcher, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
+import { ConstraintMatcher, declaredNames, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 import { Decoder } from './decoder.js';
@@ -71,18 +71,21 @@ function plainText(trigger: LlamaText): string[] {
 }
 
 function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: LocalOptions, vocabulary: Vocabulary, chat: ChatWrapper | undefined): SlotGenerator {
+  // Per API and the names the starter code declares (what values may reference): the same for every sample of a run.
   const constraints = new Map<string, TokenConstraint>();
-  const constraintFor = (api: string): TokenConstraint | undefined => {
+  const constraintFor = (api: string, starter: string): TokenConstraint | undefined => {
     const spec = options.constrainBy?.get(api);
     if (!spec) return undefined;
-    let constraint = constraints.get(api);
-    if (!constraint) constraints.set(api, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec))));
+    const names = declaredNames(starter);
+    const key = `${api}\0${names.join(',')}`;
+    let constraint = constraints.get(key);
+    if (!constraint) constraints.set(key, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names))));
     constraint.reset();
     return constraint;
   };
   return {
     async generate({ prompt, api, seed }) {
-      const constraint = options.constrainBy ? constraintFor(api) : undefined;
+      const constraint = options.constrainBy ? constraintFor(api, prompt.starter) : undefined;
       if (options.constrainBy && !constraint) throw new Error(`no spec to constrain ${api} by`);
       if (constraint) {
         // The constraint sees the code the model continues: the prompt, or (chat) the reply's start.

@@ -7,6 +7,7 @@ import { hasWapiiBench } from '../support/paths.js';
 import { seededRandom } from '../support/random.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
 
+const DECLARATIONS = 'const token = process.env.API_TOKEN, userId = 42;\nconst ids = [1, 2];\n';
 const ALPHABET = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\n'];
 
 describe.runIf(hasWapiiBench)('no dead ends (character level)', () => {
@@ -21,9 +22,12 @@ describe.runIf(hasWapiiBench)('no dead ends (character level)', () => {
     let checked = 0;
     for (let walk = 0; walk < 2000; walk++) {
       const sample = samples[Math.floor(rand() * samples.length)]!;
-      const { starter, program } = oracleProgram(sample, rand() < 0.5 ? 'full' : 'argument', 'single');
-      const matcher = ConstraintMatcher.create(specs.get(sample.api)!);
-      expect(matcher.feed(starter).ok).toBe(true);
+      const oracle = oracleProgram(sample, rand() < 0.5 ? 'full' : 'argument', 'single');
+      // Declarations before the call give the walks references to take (and to complete).
+      const starter = DECLARATIONS + oracle.starter;
+      const program = DECLARATIONS + oracle.program;
+      const { matcher, fed } = ConstraintMatcher.after(specs.get(sample.api)!, starter);
+      expect(fed.ok).toBe(true);
       let truth = program.slice(starter.length);
       let typed = starter;
       for (let step = 0; step < 80 && !(step > 0 && matcher.isComplete()); step++) {

@@ -25,9 +25,9 @@ describe.runIf(hasWapiiBench)('constraints on the 395 WAPIIBench ground truths',
     const rejected: number[] = [];
     samples.forEach((sample, index) => {
       const { program, starter } = oracleProgram(sample, setup, quote);
-      const matcher = ConstraintMatcher.create(specs.get(sample.api)!);
-      // The starter code primes the matcher; in argument completion that ends inside the invocation.
-      expect(matcher.feed(starter)).toEqual({ ok: true });
+      // The starter code primes the matcher (and declares what values may reference); in argument completion that ends inside the invocation.
+      const { matcher, fed: primed } = ConstraintMatcher.after(specs.get(sample.api)!, starter);
+      expect(primed).toEqual({ ok: true });
       const fed = matcher.feed(program.slice(starter.length));
       if (!fed.ok || !matcher.isComplete()) rejected.push(index);
     });

@@ -48,4 +48,15 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('the exported GBNF in node-llama
     expect(grammarAccepts(llama, model, grammar, "post('https://slack.com/api/chat.postMessage', { chanel: 'C1' });")).toBe(false);
     expect(grammarAccepts(llama, model, grammar, "fetch('https://slack.com/api/chat.postMessage');")).toBe(false);
   });
+
+  it('lets values reference only the names it was exported for, and process.env', async () => {
+    const grammar = await llama.createGrammar({ grammar: exportGbnf(specs.get('slack')!, ['axios', 'channelId']) });
+    const call = (value: string): string => `post('https://slack.com/api/chat.postMessage', { channel: ${value} });`;
+    for (const ok of ['channelId', 'process.env.SLACK_CHANNEL', 'channelId.trim()', '`#${channelId}`', "axios.defaults[channelId](1, 'a', { x: [process.env.A] })"]) {
+      expect(grammarAccepts(llama, model, grammar, call(ok)), ok).toBe(true);
+    }
+    for (const bad of ['channel', 'process.argv', '`#${channel}`', 'channelId(a b)', 'channelId(1 2)', '`$${x}`']) {
+      expect(grammarAccepts(llama, model, grammar, call(bad)), bad).toBe(false);
+    }
+  });
 });

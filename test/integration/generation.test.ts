@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConstraintMatcher } from '../../main/constraints/index.js';
+import { ConstraintMatcher, declaredNames } from '../../main/constraints/index.js';
+import { createExecutor, extractInvocation } from '../../main/execution/index.js';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import { cachedTestModel, localBackend, loadRuntime, physicalCores, type BundledVocabulary, type Generation, type Runtime } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
@@ -60,7 +61,7 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
         expect(results).toHaveLength(work.length);
         let replaced = 0;
         for (const { item, generation, prompt } of results) {
-          const matcher = ConstraintMatcher.create(specs.get(item.sample.api)!);
+          const matcher = ConstraintMatcher.create(specs.get(item.sample.api)!, declaredNames(prompt));
           const fed = matcher.feed(prompt + generation.text);
           expect(fed, `${item.sample.api} #${item.index}: ${JSON.stringify(generation.text)}`).toMatchObject({ ok: true });
           expect(matcher.isComplete()).toBe(true);
@@ -76,7 +77,42 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
         }
         // A random model is overruled all the time; an engine that never intervened would be suspect.
         expect(replaced).toBeGreaterThan(0);
-      });
+        // The first constrained test prepares the vocabulary (its trie and class tables), seconds on a busy machine.
+      }, 300_000);
+
+      it('constrained argument completion at temperature 1: every output parses and runs without naming anything undeclared', async () => {
+        await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 48 });
+        await using executor = createExecutor({ workers: 1 });
+        // 40 samples spread over the dataset (all four APIs).
+        const work = Array.from({ length: 40 }, (_, i) => Math.floor((i * samples.length) / 40));
+        const codes: { index: number; code: string }[] = [];
+        await Promise.all(
+          [0, 1].map(async (slot) => {
+            for (const index of work.filter((_, i) => i % 2 === slot)) {
+              const sample = samples[index]!;
+              const prompt = completionPrompt(sample, 'argument');
+              const generation = await backend.slot(slot).generate({ prompt, api: sample.api, seed: 100 + index });
+              codes.push({ index, code: prompt.starter + generation.text });
+            }
+          }),
+        );
+        const failures: string[] = [];
+        let clean = 0;
+        for (const { index, code } of codes) {
+          const extraction = extractInvocation(code);
+          if (extraction.status !== 'ok') {
+            failures.push(`#${index} not extracted (${extraction.status}): ${code.slice(-200)}`);
+            continue;
+          }
+          const run = await executor.run(extraction.program);
+          // A random model may call a member that is not a function (TypeError); it must never write code that does not parse or names something undefined.
+          if (run.error && (run.error.kind === 'syntax' || /ReferenceError|SyntaxError|is not defined/.test(run.error.message))) failures.push(`#${index} ${run.error.kind}: ${run.error.message}: ${code.slice(-200)}`);
+          if (!run.error && run.requests.length > 0) clean++;
+        }
+        expect(codes).toHaveLength(40);
+        expect(failures).toEqual([]);
+        console.log(`${vocab}: ${clean} of 40 constrained argument completions ran and sent their request`);
+      }, 600_000);
 
       it('unconstrained: greedy output is deterministic, and the shared prompt head is evaluated once per sequence', async () => {
         await using backend = await localBackend(runtime, { parallel: 1, contextSize: 512, stepDeadlineMs: 10_000, temperature: 0, topK: 40, topP: 0.95, maxTokens: 12 });
@@ -106,7 +142,7 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
           expect(plain.promptTokens).toBeGreaterThan(runtime.model.tokenize(prompt.text + prompt.replyPrefix!).length);
           expect(plain.text).not.toContain('\n```');
           const legal = await constrained.slot(0).generate({ prompt, api: item.sample.api, seed: 3 });
-          const matcher = ConstraintMatcher.create(specs.get(item.sample.api)!);
+          const matcher = ConstraintMatcher.create(specs.get(item.sample.api)!, declaredNames(prompt.starter));
           expect(matcher.feed(prompt.replyPrefix! + legal.text)).toMatchObject({ ok: true });
           expect(matcher.isComplete()).toBe(true);
         }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConstraintMatcher, hasBit, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../../main/constraints/index.js';
+import { ConstraintMatcher, declaredNames, hasBit, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../../main/constraints/index.js';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram } from '../../main/prompt/index.js';
@@ -16,6 +16,8 @@ const allowedTokens = (mask: Uint32Array): number[] => {
   });
   return ids;
 };
+
+const DECLARATIONS = 'const token = process.env.API_TOKEN, userId = 42;\nconst ids = [1, 2];\n';
 
 describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real vocabularies', () => {
   let samples: SampleDraft[];
@@ -42,10 +44,13 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
     const tokensOf = new Map<string, TokenConstraint>();
     for (let walk = 0; walk < WALKS; walk++) {
       const sample = samples[Math.floor(rand() * samples.length)]!;
-      const { starter, program } = oracleProgram(sample, walk % 2 === 0 ? 'full' : 'argument', quotes[walk % 3]!);
+      const oracle = oracleProgram(sample, walk % 2 === 0 ? 'full' : 'argument', quotes[walk % 3]!);
+      // Declarations before the call give the walks references to take (and to complete).
+      const starter = DECLARATIONS + oracle.starter;
+      const program = DECLARATIONS + oracle.program;
       // One TokenConstraint per API, reset per walk, as a run keeps it (masks memoised across walks).
       let tokens = tokensOf.get(sample.api);
-      if (!tokens) tokensOf.set(sample.api, (tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!))));
+      if (!tokens) tokensOf.set(sample.api, (tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(specs.get(sample.api)!, declaredNames(starter)))));
       tokens.reset();
       expect(tokens.state.feed(starter).ok).toBe(true);
       let truth = program.slice(starter.length);
