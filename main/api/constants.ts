@@ -11,6 +11,7 @@ export const METHOD_NAMES = [
   'getSample',
   'editSample',
   'undoEdit',
+  'getCoverage',
 ] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MethodName } from './constants.js';
+import { CoverageSchema } from './coverage.js';
 import {
   DatasetSummarySchema,
   RequestConfigSchema,
@@ -66,6 +67,7 @@ export const contract = {
     output: SampleDetailSchema,
   },
   undoEdit: { input: SampleRef, output: SampleDetailSchema },
+  getCoverage: { input: DatasetRef.extend({ api: z.string().optional() }), output: CoverageSchema },
 } as const;
 
 export type Contract = typeof contract;

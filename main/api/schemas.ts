@@ -85,6 +85,8 @@ export const SampleFilterSchema = z.object({
   reviewState: ReviewStateSchema.optional(),
   checkStatus: CheckStatusSchema.optional(),
   text: z.string().optional(),
+  /** `GET /path/{id}`: samples whose expected request resolves to this endpoint of their API's spec. */
+  endpoint: z.string().optional(),
 });
 export type SampleFilter = z.infer<typeof SampleFilterSchema>;
 

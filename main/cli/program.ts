@@ -10,6 +10,7 @@ import { readFileInput, readSpecDir, writeFiles } from './files.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
 import { registerScoringCommands } from './scoring.js';
+import { registerSynthesisCommands } from './synthesis.js';
 import { formatTable } from './table.js';
 
 export interface CliIo {
@@ -133,8 +134,9 @@ export function buildProgram(io: CliIo): Command {
     .addOption(new Option('--review <state>', 'only samples in this review state').choices(REVIEW_STATES))
     .addOption(new Option('--status <status>', 'only samples whose checks passed or flagged').choices(['ok', 'flagged']))
     .option('--search <text>', 'text search over task and expected request')
+    .option('--endpoint <endpoint>', 'only samples of this endpoint, e.g. "GET /shipments/{shipment_id}"')
     .option('--json', 'print JSON')
-    .action(async (ref: string | undefined, opts: { api?: string; method?: string; review?: Sample['reviewState']; status?: 'ok' | 'flagged'; search?: string; json?: boolean }) => {
+    .action(async (ref: string | undefined, opts: { api?: string; method?: string; review?: Sample['reviewState']; status?: 'ok' | 'flagged'; search?: string; endpoint?: string; json?: boolean }) => {
       const wb = open();
       const client = localClient(wb.service);
       if (ref === undefined) {
@@ -151,6 +153,7 @@ export function buildProgram(io: CliIo): Command {
         ...(opts.review ? { reviewState: opts.review } : {}),
         ...(opts.status ? { checkStatus: opts.status } : {}),
         ...(opts.search ? { text: opts.search } : {}),
+        ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       };
       const samples = await client.listSamples({ datasetId: dataset.id, filter });
       if (opts.json) io.stdout(JSON.stringify(samples, null, 2) + '\n');
@@ -186,6 +189,7 @@ export function buildProgram(io: CliIo): Command {
   registerScoringCommands(program, io);
   registerGenerationCommands(program, io);
   registerConstraintCommands(program, io);
+  registerSynthesisCommands(program, io);
   return program;
 }
 

@@ -5,6 +5,7 @@ import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
 import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
+import { apiCoverage, sampleEndpointKey } from './coverage.js';
 import { prepareDataset } from './prepare.js';
 
 export interface ServiceOptions {
@@ -128,7 +129,27 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async listSamples(input: Parsed<'listSamples'>): Promise<Output<'listSamples'>> {
     const dataset = this.dataset(input.datasetId);
-    return filterSamples(this.store.listSamples(dataset.id), input.filter);
+    const samples = filterSamples(this.store.listSamples(dataset.id), input.filter);
+    const endpoint = input.filter.endpoint?.trim().replace(/\s+/, ' ');
+    if (!endpoint) return samples;
+    const wanted = endpoint.replace(/^\S+/, (m) => m.toUpperCase());
+    const matching: Sample[] = [];
+    for (const sample of samples) if (sampleEndpointKey(await this.specFor(dataset.id, sample.api), sample) === wanted) matching.push(sample);
+    return matching;
+  }
+
+  async getCoverage(input: Parsed<'getCoverage'>): Promise<Output<'getCoverage'>> {
+    const dataset = this.dataset(input.datasetId);
+    if (input.api !== undefined && !dataset.apis.some((a) => a.api === input.api)) {
+      throw new WapiiError('not_found', `dataset ${dataset.id} has no API "${input.api}" (have: ${dataset.apis.map((a) => a.api).join(', ')})`);
+    }
+    const samples = this.store.listSamples(dataset.id);
+    const apis = [];
+    for (const { api, specHash } of dataset.apis) {
+      if (input.api !== undefined && api !== input.api) continue;
+      apis.push(apiCoverage(api, await this.spec(specHash), samples));
+    }
+    return { datasetId: dataset.id, apis };
   }
 
   async getSample(input: Parsed<'getSample'>): Promise<Output<'getSample'>> {
