@@ -12,6 +12,14 @@ export const METHOD_NAMES = [
   'editSample',
   'undoEdit',
   'getCoverage',
+  'synthesize',
+  'resumeSynthesis',
+  'cancelSynthesis',
+  'getSynthesisJob',
+  'listSynthesisJobs',
+  'getApiKeyStatus',
+  'saveApiKey',
+  'reviewSamples',
 ] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 

@@ -46,6 +46,13 @@ function printFindings(io: CliIo, flagged: readonly CheckedSample[], total: numb
   io.stdout(`${flagged.length} of ${total} samples flagged\n`);
 }
 
+function parseReviewStates(text: string): Sample['reviewState'][] {
+  const states = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const wrong = states.filter((s) => !(REVIEW_STATES as readonly string[]).includes(s));
+  if (states.length === 0 || wrong.length > 0) throw new WapiiError('bad_input', `--review takes review states separated by commas (${REVIEW_STATES.join(', ')}), not "${text}"`);
+  return states as Sample['reviewState'][];
+}
+
 function describeDataset(d: DatasetSummary): string {
   const apis = d.apis.map((a) => `${a.api} ${a.samples}`).join(', ');
   return `dataset ${d.id} "${d.name}": ${d.sampleCount} samples for ${d.apis.length} APIs (${apis}); ${d.flaggedCount} flagged by the checks`;
@@ -117,10 +124,12 @@ export function buildProgram(io: CliIo): Command {
     .argument('<dataset>', 'stored dataset name or id')
     .requiredOption('--out <path>', 'a .json file (flat) or a folder (per-api)')
     .addOption(new Option('--format <format>', 'flat list or one file per API').choices(['flat', 'per-api']).default('flat'))
-    .action(async (ref: string, opts: { out: string; format: 'flat' | 'per-api' }) => {
+    .option('--review <states>', `only samples in these review states, comma-separated (${REVIEW_STATES.join(', ')})`)
+    .action(async (ref: string, opts: { out: string; format: 'flat' | 'per-api'; review?: string }) => {
       const wb = open();
       const dataset = findDataset(wb, ref);
-      const { files } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format });
+      const reviewStates = opts.review === undefined ? undefined : parseReviewStates(opts.review);
+      const { files } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format, ...(reviewStates ? { reviewStates } : {}) });
       const written = unwrap(writeFiles(opts.out, files));
       io.stdout(`wrote ${written.join(', ')}\n`);
     });

@@ -5,13 +5,22 @@ import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
 import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
 import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
+import { environmentKeys, keyStatus, type ApiKeyStore } from './apiKeys.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
+import { DEFAULT_SYNTHESIS_RETRY, SynthesisJobs } from './synthesis.js';
+import type { RetryPolicy } from '../synthesis/index.js';
 import { prepareDataset } from './prepare.js';
 
 export interface ServiceOptions {
   readonly store: Store;
   /** Recorded on every revision. */
   readonly author?: string;
+  /** Provider keys (default: the environment's GEMINI_API_KEY / GOOGLE_API_KEY / OPENAI_API_KEY). */
+  readonly apiKeys?: ApiKeyStore;
+  /** Backoff of synthesis requests (tests shorten it). */
+  readonly synthesisRetry?: RetryPolicy;
+  /** Where unexpected errors of background jobs are logged (never shown raw). */
+  readonly log?: (message: string) => void;
 }
 
 type Listener = (event: WorkbenchEvent) => void;
@@ -22,10 +31,37 @@ export class WorkbenchService implements WorkbenchHandlers {
   private readonly author: string;
   private readonly specs = new Map<string, Promise<Result<ApiSpec>>>();
   private readonly listeners = new Set<Listener>();
+  private readonly apiKeys: ApiKeyStore;
+  private readonly synthesis: SynthesisJobs;
 
   constructor(options: ServiceOptions) {
     this.store = options.store;
     this.author = options.author ?? safeUsername();
+    this.apiKeys = options.apiKeys ?? environmentKeys();
+    this.synthesis = new SynthesisJobs({
+      store: this.store,
+      author: this.author,
+      keys: this.apiKeys,
+      retry: options.synthesisRetry ?? DEFAULT_SYNTHESIS_RETRY,
+      spec: (hash) => this.spec(hash),
+      emit: (event) => this.emit(event),
+      log: options.log ?? ((m) => console.error(m)),
+    });
+  }
+
+  /** Resolves once no synthesis job of this service is running. */
+  settle(): Promise<void> {
+    return this.synthesis.settle();
+  }
+
+  /** Samples with the provenance of those a synthesis job made. */
+  private withProvenance(datasetId: number, samples: Sample[]): Sample[] {
+    const provenance = this.store.synthesis.provenanceOf(datasetId);
+    if (provenance.size === 0) return samples;
+    return samples.map((s) => {
+      const p = provenance.get(s.id);
+      return p ? { ...s, provenance: p } : s;
+    });
   }
 
   /** Subscribes to events (progress, data changes); returns the unsubscribe function. */
@@ -65,14 +101,14 @@ export class WorkbenchService implements WorkbenchHandlers {
     this.dataset(datasetId);
     const found = this.store.getSample(datasetId, sampleId);
     if (!found) throw new WapiiError('not_found', `sample ${sampleId} does not exist in dataset ${datasetId}`);
-    return found;
+    return this.withProvenance(datasetId, [found])[0] ?? found;
   }
 
   private async detail(sample: Sample): Promise<SampleDetail> {
     const spec = await this.specFor(sample.datasetId, sample.api);
     const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
     return {
-      sample,
+      sample: this.withProvenance(sample.datasetId, [sample])[0] ?? sample,
       revisions: this.store.listRevisions(sample.datasetId, sample.id),
       endpoint: endpoint
         ? {
@@ -113,7 +149,8 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async exportDataset(input: Parsed<'exportDataset'>): Promise<Output<'exportDataset'>> {
     const dataset = this.dataset(input.datasetId);
-    const samples = this.store.listSamples(dataset.id);
+    const states = input.reviewStates;
+    const samples = this.store.listSamples(dataset.id).filter((s) => !states || states.includes(s.reviewState));
     const files = input.format === 'flat' ? { [`${dataset.name}.json`]: exportFlat(samples) } : exportPerApi(samples);
     return { files };
   }
@@ -129,7 +166,7 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async listSamples(input: Parsed<'listSamples'>): Promise<Output<'listSamples'>> {
     const dataset = this.dataset(input.datasetId);
-    const samples = filterSamples(this.store.listSamples(dataset.id), input.filter);
+    const samples = this.withProvenance(dataset.id, filterSamples(this.store.listSamples(dataset.id), input.filter));
     const endpoint = input.filter.endpoint?.trim().replace(/\s+/, ' ');
     if (!endpoint) return samples;
     const wanted = endpoint.replace(/^\S+/, (m) => m.toUpperCase());
@@ -150,6 +187,50 @@ export class WorkbenchService implements WorkbenchHandlers {
       apis.push(apiCoverage(api, await this.spec(specHash), samples));
     }
     return { datasetId: dataset.id, apis };
+  }
+
+  async synthesize(input: Parsed<'synthesize'>): Promise<Output<'synthesize'>> {
+    this.dataset(input.datasetId);
+    return this.synthesis.start(input);
+  }
+
+  async resumeSynthesis(input: Parsed<'resumeSynthesis'>): Promise<Output<'resumeSynthesis'>> {
+    return this.synthesis.resume(input);
+  }
+
+  async cancelSynthesis(input: Parsed<'cancelSynthesis'>): Promise<Output<'cancelSynthesis'>> {
+    return this.synthesis.cancel(input.jobId);
+  }
+
+  async getSynthesisJob(input: Parsed<'getSynthesisJob'>): Promise<Output<'getSynthesisJob'>> {
+    return this.synthesis.job(input.jobId);
+  }
+
+  async listSynthesisJobs(input: Parsed<'listSynthesisJobs'>): Promise<Output<'listSynthesisJobs'>> {
+    if (input.datasetId !== undefined) this.dataset(input.datasetId);
+    return this.synthesis.list(input.datasetId);
+  }
+
+  async getApiKeyStatus(): Promise<Output<'getApiKeyStatus'>> {
+    return [keyStatus(this.apiKeys, 'gemini'), keyStatus(this.apiKeys, 'openai')];
+  }
+
+  async saveApiKey(input: Parsed<'saveApiKey'>): Promise<Output<'saveApiKey'>> {
+    if (!this.apiKeys.save) throw new WapiiError('bad_input', `keys are read from the environment here: set ${input.provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY'} before starting wapii`);
+    this.apiKeys.save(input.provider, input.key);
+    return keyStatus(this.apiKeys, input.provider);
+  }
+
+  async reviewSamples(input: Parsed<'reviewSamples'>): Promise<Output<'reviewSamples'>> {
+    this.dataset(input.datasetId);
+    const samples = input.sampleIds.map((id) => this.sample(input.datasetId, id));
+    this.store.transaction(() => {
+      for (const s of samples) {
+        unwrap(this.store.editSample(input.datasetId, s.id, { task: s.task, config: s.config, reviewState: input.reviewState }, s.findings, { author: this.author, reason: input.reason }));
+      }
+    });
+    this.emit({ type: 'datasetsChanged' });
+    return { updated: samples.length };
   }
 
   async getSample(input: Parsed<'getSample'>): Promise<Output<'getSample'>> {

@@ -18,3 +18,17 @@ export function demoSubset(): FileInput {
   const all = JSON.parse(fs.readFileSync(DEMO_DATASET, 'utf8')) as unknown[];
   return { filename: 'subset.json', content: JSON.stringify(all.slice(0, 21)) };
 }
+
+/**
+ * A sample per uncovered endpoint, as a good model would write it: the demo's own samples 21–27
+ * without the `Accept` header Axios adds (the workbench adds it back when storing).
+ */
+export function answersForUncovered(): Map<string, { task: string; config: Record<string, unknown> }> {
+  const all = JSON.parse(fs.readFileSync(DEMO_DATASET, 'utf8')) as { task: string; config: { headers?: Record<string, string> } & Record<string, unknown> }[];
+  return new Map(
+    all.slice(21, 28).map((s, i) => {
+      const { Accept: _accept, ...headers } = s.config.headers ?? {};
+      return [UNCOVERED_BY_SUBSET[i] ?? '', { task: s.task, config: { ...s.config, headers } }];
+    }),
+  );
+}
