@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersForUncovered, demoSubset, UNCOVERED_BY_SUBSET } from '../../test/support/demoSubset.js';
 import { samplesReply, startGeminiStandIn, type Reply, type SeenRequest } from '../../test/support/geminiStandIn.js';
 import { DEMO_SPECS, REPO_ROOT, tempDir } from '../../test/support/paths.js';
+import { unwrap } from '../api/result.js';
 import { Store } from '../store/index.js';
 import { runCli } from './program.js';
 
@@ -44,7 +45,7 @@ describe('wapii synthesize, killed and resumed', () => {
     outputs.push(first.output());
     const storedFirst = standIn.requests.slice(0, 3).map((r) => r.asked[0]);
     {
-      using store = Store.open(db).value as Store;
+      using store = unwrap(Store.open(db));
       const [job] = store.synthesis.listJobs(undefined);
       expect(job).toMatchObject({ id: 1, status: 'interrupted', counts: { done: 3, pending: 4, samples: 3 } });
       expect(store.synthesis.counts()['sample_provenance']).toBe(3);
@@ -73,7 +74,7 @@ describe('wapii synthesize, killed and resumed', () => {
     for (const s of made) expect(s).toMatchObject({ reviewState: 'unreviewed', checkStatus: 'ok', provenance: { provider: 'gemini', groundTruth: { verdict: 'correct' } } });
 
     {
-      using store = Store.open(db).value as Store;
+      using store = unwrap(Store.open(db));
       const { WorkbenchService, localClient } = await import('../service/index.js');
       const client = localClient(new WorkbenchService({ store }));
       await client.reviewSamples({ datasetId: 1, sampleIds: [made[0]!.id, made[1]!.id], reviewState: 'accepted' });
