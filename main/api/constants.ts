@@ -30,6 +30,15 @@ export const METHOD_NAMES = [
   'compareRuns',
   'overrideVerdict',
   'exportRun',
+  'getCoverage',
+  'synthesize',
+  'resumeSynthesis',
+  'cancelSynthesis',
+  'getSynthesisJob',
+  'listSynthesisJobs',
+  'getApiKeyStatus',
+  'saveApiKey',
+  'reviewSamples',
 ] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 

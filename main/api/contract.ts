@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { MethodName } from './constants.js';
+import { CoverageSchema } from './coverage.js';
+import { API_KEY_PROVIDERS, ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
 import {
   DatasetSummarySchema,
   RequestConfigSchema,
@@ -82,7 +84,8 @@ export const contract = {
     output: DatasetSummarySchema,
   },
   exportDataset: {
-    input: DatasetRef.extend({ format: z.enum(['flat', 'per-api']) }),
+    /** `reviewStates`: only samples in these states (e.g. accepted and fixed). */
+    input: DatasetRef.extend({ format: z.enum(['flat', 'per-api']), reviewStates: z.array(ReviewStateSchema).min(1).optional() }),
     output: z.object({ files: z.record(z.string(), z.string()) }),
   },
   recheckDataset: { input: DatasetRef, output: DatasetSummarySchema },
@@ -163,6 +166,22 @@ export const contract = {
   },
   /** csv/json: the samples (reference names); markdown/latex: the headline tables; codes: `NNNN_code.js` per sample. */
   exportRun: { input: z.object({ runId: z.number().int(), format: z.enum(EXPORT_FORMATS) }), output: z.object({ files: z.record(z.string(), z.string()) }) },
+
+  // --- coverage, synthesis, bulk review (main/service/synthesis.ts) ---
+  getCoverage: { input: DatasetRef.extend({ api: z.string().optional() }), output: CoverageSchema },
+  synthesize: { input: SynthesizeInputSchema, output: SynthesisJobSchema },
+  resumeSynthesis: { input: z.object({ jobId: z.number().int(), wait: z.boolean().default(false) }), output: SynthesisJobSchema },
+  cancelSynthesis: { input: z.object({ jobId: z.number().int() }), output: SynthesisJobSchema },
+  getSynthesisJob: { input: z.object({ jobId: z.number().int() }), output: SynthesisJobSchema },
+  listSynthesisJobs: { input: z.object({ datasetId: z.number().int().optional() }), output: z.array(SynthesisJobSchema) },
+  getApiKeyStatus: { input: z.object({}), output: z.array(ApiKeyStatusSchema) },
+  /** Stores a provider's key encrypted (Electron's safeStorage); the key never comes back. */
+  saveApiKey: { input: z.object({ provider: z.enum(API_KEY_PROVIDERS), key: z.string().min(1) }), output: ApiKeyStatusSchema },
+  /** One review decision for many samples (bulk accept/reject of a filtered selection). */
+  reviewSamples: {
+    input: DatasetRef.extend({ sampleIds: z.array(z.string().min(1)).min(1), reviewState: ReviewStateSchema, reason: z.string().min(1).default('bulk review') }),
+    output: z.object({ updated: z.number().int() }),
+  },
 } as const;
 
 export type Contract = typeof contract;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REVIEW_STATES } from './constants.js';
+import { SampleProvenanceSchema } from './synthesis.js';
 
 export { REVIEW_STATES };
 
@@ -54,6 +55,8 @@ export const SampleSchema = z.object({
   findings: z.array(FindingSchema),
   checkStatus: CheckStatusSchema,
   updatedAt: z.string(),
+  /** Set on synthesized samples: provider, model, prompt hash, job, raw answer, time. */
+  provenance: SampleProvenanceSchema.optional(),
 });
 export type Sample = z.infer<typeof SampleSchema>;
 
@@ -85,6 +88,8 @@ export const SampleFilterSchema = z.object({
   reviewState: ReviewStateSchema.optional(),
   checkStatus: CheckStatusSchema.optional(),
   text: z.string().optional(),
+  /** `GET /path/{id}`: samples whose expected request resolves to this endpoint of their API's spec. */
+  endpoint: z.string().optional(),
 });
 export type SampleFilter = z.infer<typeof SampleFilterSchema>;
 

@@ -16,6 +16,7 @@ import { registerRetrievalCommands } from './retrieval.js';
 import { registerScoringCommands } from './scoring.js';
 import { registerSpecVersionCommands } from './specVersions.js';
 import { registerSubsetCommands } from './subsets.js';
+import { registerSynthesisCommands } from './synthesis.js';
 import { formatTable } from './table.js';
 
 export interface CliIo {
@@ -49,6 +50,13 @@ function printFindings(io: CliIo, flagged: readonly CheckedSample[], total: numb
     for (const f of s.findings) io.stdout(`  - ${f.message}\n`);
   }
   io.stdout(`${flagged.length} of ${total} samples flagged\n`);
+}
+
+function parseReviewStates(text: string): Sample['reviewState'][] {
+  const states = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const wrong = states.filter((s) => !(REVIEW_STATES as readonly string[]).includes(s));
+  if (states.length === 0 || wrong.length > 0) throw new WapiiError('bad_input', `--review takes review states separated by commas (${REVIEW_STATES.join(', ')}), not "${text}"`);
+  return states as Sample['reviewState'][];
 }
 
 function describeDataset(d: DatasetSummary): string {
@@ -122,10 +130,12 @@ export function buildProgram(io: CliIo): Command {
     .argument('<dataset>', 'stored dataset name or id')
     .requiredOption('--out <path>', 'a .json file (flat) or a folder (per-api)')
     .addOption(new Option('--format <format>', 'flat list or one file per API').choices(['flat', 'per-api']).default('flat'))
-    .action(async (ref: string, opts: { out: string; format: 'flat' | 'per-api' }) => {
+    .option('--review <states>', `only samples in these review states, comma-separated (${REVIEW_STATES.join(', ')})`)
+    .action(async (ref: string, opts: { out: string; format: 'flat' | 'per-api'; review?: string }) => {
       const wb = open();
       const dataset = findDataset(wb, ref);
-      const { files } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format });
+      const reviewStates = opts.review === undefined ? undefined : parseReviewStates(opts.review);
+      const { files } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format, ...(reviewStates ? { reviewStates } : {}) });
       const written = unwrap(writeFiles(opts.out, files));
       io.stdout(`wrote ${written.join(', ')}\n`);
     });
@@ -139,8 +149,9 @@ export function buildProgram(io: CliIo): Command {
     .addOption(new Option('--review <state>', 'only samples in this review state').choices(REVIEW_STATES))
     .addOption(new Option('--status <status>', 'only samples whose checks passed or flagged').choices(['ok', 'flagged']))
     .option('--search <text>', 'text search over task and expected request')
+    .option('--endpoint <endpoint>', 'only samples of this endpoint, e.g. "GET /shipments/{shipment_id}"')
     .option('--json', 'print JSON')
-    .action(async (ref: string | undefined, opts: { api?: string; method?: string; review?: Sample['reviewState']; status?: 'ok' | 'flagged'; search?: string; json?: boolean }) => {
+    .action(async (ref: string | undefined, opts: { api?: string; method?: string; review?: Sample['reviewState']; status?: 'ok' | 'flagged'; search?: string; endpoint?: string; json?: boolean }) => {
       const wb = open();
       const client = localClient(wb.service);
       if (ref === undefined) {
@@ -157,6 +168,7 @@ export function buildProgram(io: CliIo): Command {
         ...(opts.review ? { reviewState: opts.review } : {}),
         ...(opts.status ? { checkStatus: opts.status } : {}),
         ...(opts.search ? { text: opts.search } : {}),
+        ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       };
       const samples = await client.listSamples({ datasetId: dataset.id, filter });
       if (opts.json) io.stdout(JSON.stringify(samples, null, 2) + '\n');
@@ -210,6 +222,7 @@ export function buildProgram(io: CliIo): Command {
   registerSpecVersionCommands(program, io);
   registerSubsetCommands(program, io);
   registerConditionCommands(program, io);
+  registerSynthesisCommands(program, io);
   return program;
 }
 

@@ -8,6 +8,10 @@ import type { SampleState, Store } from '../store/index.js';
 import { EvaluationService, type EvaluationHandlers, type EvaluationOptions } from './evaluation.js';
 import type { Demo } from './demo.js';
 import { seedDemoRuns } from './demoRuns.js';
+import { environmentKeys, keyStatus, type ApiKeyStore } from './apiKeys.js';
+import { apiCoverage, sampleEndpointKey } from './coverage.js';
+import { DEFAULT_SYNTHESIS_RETRY, SynthesisJobs } from './synthesis.js';
+import type { RetryPolicy } from '../synthesis/index.js';
 import { prepareDataset } from './prepare.js';
 import type { PrepareImport } from './prepareInWorker.js';
 
@@ -19,6 +23,12 @@ export interface ServiceOptions {
   readonly prepare?: PrepareImport;
   /** Models, runs and results: the models folder, memory and GPU choices (main/service/evaluation.ts). */
   readonly evaluation?: Omit<EvaluationOptions, 'store' | 'author' | 'spec' | 'emit'>;
+  /** Provider keys (default: the environment's GEMINI_API_KEY / GOOGLE_API_KEY / OPENAI_API_KEY). */
+  readonly apiKeys?: ApiKeyStore;
+  /** Backoff of synthesis requests (tests shorten it). */
+  readonly synthesisRetry?: RetryPolicy;
+  /** Where unexpected errors of background jobs are logged (never shown raw). */
+  readonly log?: (message: string) => void;
 }
 
 type Listener = (event: WorkbenchEvent) => void;
@@ -30,6 +40,8 @@ export class WorkbenchService implements WorkbenchHandlers {
   private readonly prepare: PrepareImport;
   private readonly specs = new Map<string, Promise<Result<ApiSpec>>>();
   private readonly listeners = new Set<Listener>();
+  private readonly apiKeys: ApiKeyStore;
+  private readonly synthesis: SynthesisJobs;
 
   /** Models, runs and results (main/service/evaluation.ts); the methods below delegate to it. */
   readonly evaluation: EvaluationService & EvaluationHandlers;
@@ -45,6 +57,31 @@ export class WorkbenchService implements WorkbenchHandlers {
       emit: (event) => this.emit(event),
       modelsFolder: options.evaluation?.modelsFolder ?? 'models',
       ...options.evaluation,
+    });
+    this.apiKeys = options.apiKeys ?? environmentKeys();
+    this.synthesis = new SynthesisJobs({
+      store: this.store,
+      author: this.author,
+      keys: this.apiKeys,
+      retry: options.synthesisRetry ?? DEFAULT_SYNTHESIS_RETRY,
+      spec: (hash) => this.spec(hash),
+      emit: (event) => this.emit(event),
+      log: options.log ?? ((m) => console.error(m)),
+    });
+  }
+
+  /** Resolves once no synthesis job of this service is running. */
+  settle(): Promise<void> {
+    return this.synthesis.settle();
+  }
+
+  /** Samples with the provenance of those a synthesis job made. */
+  private withProvenance(datasetId: number, samples: Sample[]): Sample[] {
+    const provenance = this.store.synthesis.provenanceOf(datasetId);
+    if (provenance.size === 0) return samples;
+    return samples.map((s) => {
+      const p = provenance.get(s.id);
+      return p ? { ...s, provenance: p } : s;
     });
   }
 
@@ -105,7 +142,7 @@ export class WorkbenchService implements WorkbenchHandlers {
     this.dataset(datasetId);
     const found = this.store.getSample(datasetId, sampleId);
     if (!found) throw new WapiiError('not_found', `sample ${sampleId} does not exist in dataset ${datasetId}`);
-    return found;
+    return this.withProvenance(datasetId, [found])[0] ?? found;
   }
 
   /**
@@ -120,7 +157,7 @@ export class WorkbenchService implements WorkbenchHandlers {
     }));
     const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
     return {
-      sample,
+      sample: this.withProvenance(sample.datasetId, [sample])[0] ?? sample,
       revisions,
       endpoint: endpoint
         ? {
@@ -156,7 +193,8 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async exportDataset(input: Parsed<'exportDataset'>): Promise<Output<'exportDataset'>> {
     const dataset = this.dataset(input.datasetId);
-    const samples = this.store.listSamples(dataset.id);
+    const states = input.reviewStates;
+    const samples = this.store.listSamples(dataset.id).filter((s) => !states || states.includes(s.reviewState));
     const files = input.format === 'flat' ? { [`${dataset.name}.json`]: exportFlat(samples) } : exportPerApi(samples);
     return { files };
   }
@@ -178,7 +216,80 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async listSamples(input: Parsed<'listSamples'>): Promise<Output<'listSamples'>> {
     const dataset = this.dataset(input.datasetId);
-    return filterSamples(this.store.listSamples(dataset.id), input.filter);
+    const samples = this.withProvenance(dataset.id, filterSamples(this.store.listSamples(dataset.id), input.filter));
+    const endpoint = input.filter.endpoint?.trim().replace(/\s+/, ' ');
+    if (!endpoint) return samples;
+    const wanted = endpoint.replace(/^\S+/, (m) => m.toUpperCase());
+    const matching: Sample[] = [];
+    for (const sample of samples) if (sampleEndpointKey(await this.specFor(dataset.id, sample.api), sample) === wanted) matching.push(sample);
+    return matching;
+  }
+
+  async getCoverage(input: Parsed<'getCoverage'>): Promise<Output<'getCoverage'>> {
+    const dataset = this.dataset(input.datasetId);
+    if (input.api !== undefined && !dataset.apis.some((a) => a.api === input.api)) {
+      throw new WapiiError('not_found', `dataset ${dataset.id} has no API "${input.api}" (have: ${dataset.apis.map((a) => a.api).join(', ')})`);
+    }
+    const samples = this.store.listSamples(dataset.id);
+    const apis = [];
+    for (const { api, specHash } of dataset.apis) {
+      if (input.api !== undefined && api !== input.api) continue;
+      apis.push(apiCoverage(api, await this.spec(specHash), samples));
+    }
+    return { datasetId: dataset.id, apis };
+  }
+
+  async synthesize(input: Parsed<'synthesize'>): Promise<Output<'synthesize'>> {
+    this.dataset(input.datasetId);
+    return this.synthesis.start(input);
+  }
+
+  async resumeSynthesis(input: Parsed<'resumeSynthesis'>): Promise<Output<'resumeSynthesis'>> {
+    return this.synthesis.resume(input);
+  }
+
+  async cancelSynthesis(input: Parsed<'cancelSynthesis'>): Promise<Output<'cancelSynthesis'>> {
+    return this.synthesis.cancel(input.jobId);
+  }
+
+  async getSynthesisJob(input: Parsed<'getSynthesisJob'>): Promise<Output<'getSynthesisJob'>> {
+    return this.synthesis.job(input.jobId);
+  }
+
+  async listSynthesisJobs(input: Parsed<'listSynthesisJobs'>): Promise<Output<'listSynthesisJobs'>> {
+    if (input.datasetId !== undefined) this.dataset(input.datasetId);
+    return this.synthesis.list(input.datasetId);
+  }
+
+  async getApiKeyStatus(): Promise<Output<'getApiKeyStatus'>> {
+    return [keyStatus(this.apiKeys, 'gemini'), keyStatus(this.apiKeys, 'openai')];
+  }
+
+  async saveApiKey(input: Parsed<'saveApiKey'>): Promise<Output<'saveApiKey'>> {
+    if (!this.apiKeys.save) throw new WapiiError('bad_input', `keys are read from the environment here: set ${input.provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY'} before starting wapii`);
+    this.apiKeys.save(input.provider, input.key);
+    return keyStatus(this.apiKeys, input.provider);
+  }
+
+  async reviewSamples(input: Parsed<'reviewSamples'>): Promise<Output<'reviewSamples'>> {
+    this.dataset(input.datasetId);
+    const samples = input.sampleIds.map((id) => this.sample(input.datasetId, id));
+    // One transaction for the selection; each state is taken from the row read inside it, so a
+    // concurrent edit of a task or config is kept and only the review state changes.
+    this.store.transaction(() => {
+      for (const s of samples) {
+        unwrap(
+          this.store.editSample(
+            input.datasetId,
+            s.id,
+            (current) => ok({ after: { task: current.task, config: current.config, reviewState: input.reviewState }, findings: current.findings }),
+            { author: this.author, reason: input.reason },
+          ),
+        );
+      }
+    });
+    this.emit({ type: 'datasetsChanged' });
+    return { updated: samples.length };
   }
 
   async getSample(input: Parsed<'getSample'>): Promise<Output<'getSample'>> {

@@ -148,4 +148,57 @@ export const MIGRATIONS: readonly string[] = [
     sha256   TEXT NOT NULL
   );
   `,
+  /* 5: synthesis jobs, their endpoints and answers; where a synthesized sample came from */ `
+  CREATE TABLE synthesis_jobs (
+    id            INTEGER PRIMARY KEY,
+    dataset_id    INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    provider      TEXT NOT NULL,              -- 'gemini' | 'openai' | 'local'
+    model         TEXT NOT NULL,
+    settings      TEXT NOT NULL,              -- JSON: endpoints asked, base URL, concurrency, batch size (never a key)
+    status        TEXT NOT NULL CHECK (status IN ('running', 'cancelled', 'finished')),
+    created_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    input_tokens  INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    requests      INTEGER NOT NULL DEFAULT 0,
+    retries       INTEGER NOT NULL DEFAULT 0,
+    cost_usd      REAL NOT NULL DEFAULT 0
+  );
+  CREATE TABLE synthesis_answers (
+    id          INTEGER PRIMARY KEY,
+    job_id      INTEGER NOT NULL REFERENCES synthesis_jobs(id) ON DELETE CASCADE,
+    prompt_hash TEXT NOT NULL,
+    raw         TEXT NOT NULL,                -- the provider's answer, verbatim
+    finish      TEXT NOT NULL,                -- 'stop' | 'length' | 'blocked' | 'other', and why
+    at          TEXT NOT NULL
+  );
+  CREATE TABLE synthesis_endpoints (
+    job_id      INTEGER NOT NULL REFERENCES synthesis_jobs(id) ON DELETE CASCADE,
+    api         TEXT NOT NULL,
+    endpoint    TEXT NOT NULL,                -- 'GET /path/{id}'
+    status      TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+    samples     INTEGER NOT NULL DEFAULT 0,
+    failure     TEXT,                         -- FailureKind, when failed
+    message     TEXT,
+    answer_id   INTEGER REFERENCES synthesis_answers(id),
+    prompt_hash TEXT,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    updated_at  TEXT NOT NULL,
+    PRIMARY KEY (job_id, api, endpoint)
+  );
+  CREATE TABLE sample_provenance (
+    dataset_id   INTEGER NOT NULL,
+    sample_id    TEXT NOT NULL,
+    job_id       INTEGER NOT NULL REFERENCES synthesis_jobs(id) ON DELETE CASCADE,
+    answer_id    INTEGER NOT NULL REFERENCES synthesis_answers(id),
+    provider     TEXT NOT NULL,
+    model        TEXT NOT NULL,
+    prompt_hash  TEXT NOT NULL,
+    endpoint     TEXT NOT NULL,
+    ground_truth TEXT NOT NULL,               -- JSON: the oracle program's verdict in the sandbox
+    created_at   TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, sample_id),
+    FOREIGN KEY (dataset_id, sample_id) REFERENCES samples(dataset_id, id) ON DELETE CASCADE
+  );
+  `,
 ];

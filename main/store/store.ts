@@ -15,6 +15,7 @@ import {
   type SourceNotes,
 } from '../api/schemas.js';
 import { MIGRATIONS } from './migrations.js';
+import { SynthesisRepository } from './synthesis.js';
 
 export interface StoredSpec {
   readonly hash: string;
@@ -261,6 +262,12 @@ export class Store implements Disposable {
         this.db.pragma(`user_version = ${MIGRATIONS.length}`);
       })
       .immediate();
+  }
+
+  private synthesisRepository: SynthesisRepository | undefined;
+  /** Synthesis jobs and the provenance of synthesized samples (main/store/synthesis.ts). */
+  get synthesis(): SynthesisRepository {
+    return (this.synthesisRepository ??= new SynthesisRepository(this.handle));
   }
 
   private get handle(): Database.Database {

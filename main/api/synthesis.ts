@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+export const SYNTHESIS_PROVIDERS = ['gemini', 'openai', 'local'] as const;
+export const SynthesisProviderSchema = z.enum(SYNTHESIS_PROVIDERS);
+
+/** Where a synthesized sample came from; absent on imported samples. */
+export const SampleProvenanceSchema = z.object({
+  jobId: z.number().int(),
+  provider: z.string(),
+  model: z.string(),
+  promptHash: z.string(),
+  endpoint: z.string(),
+  /** The provider's answer the sample was read from, verbatim. */
+  rawAnswer: z.string(),
+  createdAt: z.string(),
+  /** The sample's ground-truth program run in the sandbox: `correct` when the config is what Axios sends for it. */
+  groundTruth: z.object({ verdict: z.string(), error: z.string().optional() }),
+});
+export type SampleProvenance = z.infer<typeof SampleProvenanceSchema>;
+
+export const SynthesisEndpointSchema = z.object({
+  api: z.string(),
+  endpoint: z.string(),
+  status: z.enum(['pending', 'done', 'failed']),
+  samples: z.number().int(),
+  failure: z.string().optional(),
+  message: z.string().optional(),
+  /** The answer that failed, verbatim, when there was one. */
+  rawAnswer: z.string().optional(),
+  attempts: z.number().int(),
+});
+export type SynthesisEndpoint = z.infer<typeof SynthesisEndpointSchema>;
+
+export const SynthesisSettingsSchema = z.object({
+  endpoints: z.union([z.enum(['uncovered', 'all']), z.array(z.string())]),
+  api: z.string().optional(),
+  baseUrl: z.string().optional(),
+  modelFile: z.string().optional(),
+  concurrency: z.number().int(),
+  batchSize: z.number().int(),
+  samplesPerEndpoint: z.number().int(),
+});
+
+export const SynthesisJobSchema = z.object({
+  id: z.number().int(),
+  datasetId: z.number().int(),
+  provider: SynthesisProviderSchema,
+  model: z.string(),
+  /** `interrupted`: stored as running, but no process is running it (killed); resume it. */
+  status: z.enum(['running', 'cancelled', 'finished', 'interrupted']),
+  settings: SynthesisSettingsSchema,
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), requests: z.number().int(), retries: z.number().int() }),
+  /** Estimated from list prices; 0 for local models and unknown ones. */
+  costUsd: z.number(),
+  counts: z.object({ endpoints: z.number().int(), done: z.number().int(), failed: z.number().int(), pending: z.number().int(), samples: z.number().int() }),
+  endpoints: z.array(SynthesisEndpointSchema),
+});
+export type SynthesisJob = z.infer<typeof SynthesisJobSchema>;
+
+export const SynthesizeInputSchema = z.object({
+  datasetId: z.number().int(),
+  /** `uncovered`, `all`, or endpoints as `METHOD /path` with the spec's path template. */
+  endpoints: z.union([z.enum(['uncovered', 'all']), z.array(z.string().min(1)).min(1)]).default('uncovered'),
+  api: z.string().optional(),
+  provider: SynthesisProviderSchema,
+  model: z.string().min(1).optional(),
+  /** The provider's endpoint; for Gemini the SDK's base URL. */
+  baseUrl: z.string().url().optional(),
+  /** A GGUF file, for `local`. */
+  modelFile: z.string().min(1).optional(),
+  concurrency: z.number().int().min(1).max(64).default(4),
+  /** Endpoints per request (default 8; 1 for local models). */
+  batchSize: z.number().int().min(1).max(100).optional(),
+  samplesPerEndpoint: z.number().int().min(1).max(10).default(1),
+  /** Resolve when the job ends (the CLI) rather than at once (the UI follows it by events). */
+  wait: z.boolean().default(false),
+});
+
+export const API_KEY_PROVIDERS = ['gemini', 'openai'] as const;
+/** Whether a provider's key is known and where from; never the key itself. */
+export const ApiKeyStatusSchema = z.object({
+  provider: z.enum(API_KEY_PROVIDERS),
+  set: z.boolean(),
+  source: z.enum(['environment', 'saved', 'none']),
+});
+export type ApiKeyStatus = z.infer<typeof ApiKeyStatusSchema>;

@@ -1,0 +1,253 @@
+import { setMaxListeners } from 'node:events';
+import type { Output, Parsed, WorkbenchEvent } from '../api/contract.js';
+import { WapiiError } from '../api/result.js';
+import type { Sample } from '../api/schemas.js';
+import type { SynthesisJob } from '../api/synthesis.js';
+import { checkSample, sampleId } from '../dataset/index.js';
+import { createExecutor, type Executor } from '../execution/index.js';
+import type { ApiSpec, Endpoint } from '../openapi/index.js';
+import { oracleProgram } from '../prompt/index.js';
+import { evaluateCode } from '../runner/index.js';
+import type { Store, SynthesizedSampleRecord } from '../store/index.js';
+import {
+  DEFAULT_GEMINI_MODEL,
+  DEFAULT_RETRY,
+  estimateCost,
+  geminiProvider,
+  localProvider,
+  openAiProvider,
+  runSynthesisJob,
+  type JobSink,
+  type RetryPolicy,
+  type SynthesisProvider,
+  type SynthesisTarget,
+} from '../synthesis/index.js';
+import { KEY_VARIABLES, type ApiKeyStore } from './apiKeys.js';
+import { apiCoverage, endpointKey } from './coverage.js';
+
+export interface SynthesisContext {
+  readonly store: Store;
+  readonly author: string;
+  readonly keys: ApiKeyStore;
+  readonly retry: RetryPolicy;
+  readonly spec: (hash: string) => Promise<ApiSpec>;
+  readonly emit: (event: WorkbenchEvent) => void;
+  readonly log: (message: string) => void;
+}
+
+type Settings = SynthesisJob['settings'];
+
+/** `post  /shipments` → `POST /shipments`. */
+const normaliseKey = (text: string): string => {
+  const [method = '', ...rest] = text.trim().split(/\s+/);
+  return `${method.toUpperCase()} ${rest.join(' ')}`;
+};
+
+/**
+ * Synthesis jobs: choosing the endpoints, making the provider, running the job and storing what
+ * it gives (checked, and its ground-truth program run in the sandbox) as it arrives.
+ */
+export class SynthesisJobs {
+  private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  constructor(private readonly ctx: SynthesisContext) {}
+
+  readonly isActive = (id: number): boolean => this.active.has(id);
+
+  job(id: number): SynthesisJob {
+    const job = this.ctx.store.synthesis.getJob(id, this.isActive);
+    if (!job) throw new WapiiError('not_found', `synthesis job ${id} does not exist`);
+    return job;
+  }
+
+  list(datasetId: number | undefined): SynthesisJob[] {
+    return this.ctx.store.synthesis.listJobs(datasetId, this.isActive);
+  }
+
+  /** The dataset's APIs with their specs, `api` alone when given. */
+  private async apis(datasetId: number, api: string | undefined): Promise<{ api: string; spec: ApiSpec; specText: string }[]> {
+    const dataset = this.ctx.store.findDataset(datasetId);
+    if (!dataset) throw new WapiiError('not_found', `dataset ${datasetId} does not exist`);
+    if (api !== undefined && !dataset.apis.some((a) => a.api === api)) {
+      throw new WapiiError('not_found', `dataset ${datasetId} has no API "${api}" (have: ${dataset.apis.map((a) => a.api).join(', ')})`);
+    }
+    const out = [];
+    for (const a of dataset.apis) {
+      if (api !== undefined && a.api !== api) continue;
+      out.push({ api: a.api, spec: await this.ctx.spec(a.specHash), specText: this.ctx.store.getSpec(a.specHash)?.content ?? '' });
+    }
+    return out;
+  }
+
+  /** The endpoints a selection names, per API; an endpoint no spec has is an error naming it. */
+  private async targets(datasetId: number, selection: Settings['endpoints'], api: string | undefined): Promise<SynthesisTarget[]> {
+    const apis = await this.apis(datasetId, api);
+    const samples = this.ctx.store.listSamples(datasetId);
+    const wanted = Array.isArray(selection) ? new Set(selection.map(normaliseKey)) : undefined;
+    const found = new Set<string>();
+    const targets: SynthesisTarget[] = [];
+    for (const a of apis) {
+      const coverage = apiCoverage(a.api, a.spec, samples);
+      const counts = new Map(coverage.endpoints.map((e) => [e.key, e.samples]));
+      const endpoints = a.spec.endpoints.filter((e) => {
+        const key = endpointKey(e);
+        if (wanted) {
+          if (wanted.has(key)) found.add(key);
+          return wanted.has(key);
+        }
+        return selection === 'all' || (counts.get(key) ?? 0) === 0;
+      });
+      if (endpoints.length > 0) targets.push({ ...a, endpoints });
+    }
+    if (wanted) {
+      const unknown = [...wanted].filter((k) => !found.has(k));
+      if (unknown.length > 0) {
+        const names = apis.map((a) => a.api).join(', ');
+        throw new WapiiError('bad_input', `no endpoint ${unknown.map((k) => `"${k}"`).join(', ')} in the spec of ${names}; name endpoints as "METHOD /path" with the spec's path template (see \`wapii coverage\`)`);
+      }
+    }
+    return targets;
+  }
+
+  private async provider(provider: SynthesisJob['provider'], settings: Settings, model: string | undefined): Promise<SynthesisProvider> {
+    if (provider === 'gemini') {
+      const key = this.ctx.keys.get('gemini');
+      if (!key) throw new WapiiError('bad_input', `no Gemini API key: set ${KEY_VARIABLES.gemini.join(' or ')} (in the app: save it in the synthesis settings)`);
+      return geminiProvider({ apiKey: key.key, model: model ?? DEFAULT_GEMINI_MODEL, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) });
+    }
+    if (provider === 'openai') {
+      if (!model) throw new WapiiError('bad_input', 'the openai provider needs --model (the name the server knows the model by)');
+      const key = this.ctx.keys.get('openai');
+      return openAiProvider({ baseUrl: settings.baseUrl ?? 'https://api.openai.com/v1', model, ...(key ? { apiKey: key.key } : {}) });
+    }
+    if (!settings.modelFile) throw new WapiiError('bad_input', 'the local provider needs --model <file.gguf>');
+    try {
+      return await localProvider({ modelFile: settings.modelFile });
+    } catch (error) {
+      throw new WapiiError('bad_input', `cannot load ${settings.modelFile}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+  }
+
+  async start(input: Parsed<'synthesize'>): Promise<Output<'synthesize'>> {
+    const settings: Settings = {
+      endpoints: input.endpoints,
+      ...(input.api !== undefined ? { api: input.api } : {}),
+      ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+      ...(input.provider === 'local' && (input.modelFile ?? input.model) ? { modelFile: input.modelFile ?? input.model } : {}),
+      concurrency: input.concurrency,
+      batchSize: input.batchSize ?? (input.provider === 'local' ? 1 : 8),
+      samplesPerEndpoint: input.samplesPerEndpoint,
+    };
+    const targets = await this.targets(input.datasetId, input.endpoints, input.api);
+    if (targets.length === 0) throw new WapiiError('conflict', `nothing to synthesize: every endpoint${input.api ? ` of ${input.api}` : ''} already has a sample (ask for --endpoints all or a list)`);
+    const provider = await this.provider(input.provider, settings, input.provider === 'local' ? undefined : input.model);
+    const jobId = this.ctx.store.synthesis.createJob({
+      datasetId: input.datasetId,
+      provider: input.provider,
+      model: provider.model,
+      settings,
+      endpoints: targets.flatMap((t) => t.endpoints.map((e) => ({ api: t.api, endpoint: endpointKey(e) }))),
+    });
+    return this.launch(jobId, input.datasetId, provider, settings, targets, input.wait);
+  }
+
+  async resume(input: Parsed<'resumeSynthesis'>): Promise<Output<'resumeSynthesis'>> {
+    const job = this.job(input.jobId);
+    if (job.status === 'running') throw new WapiiError('conflict', `synthesis job ${job.id} is running already`);
+    const open = this.ctx.store.synthesis.openEndpoints(job.id);
+    if (open.length === 0) throw new WapiiError('conflict', `synthesis job ${job.id} has no endpoint left to ask for`);
+    const targets: SynthesisTarget[] = [];
+    for (const a of await this.apis(job.datasetId, undefined)) {
+      const keys = new Set(open.filter((o) => o.api === a.api).map((o) => o.endpoint));
+      const endpoints = a.spec.endpoints.filter((e: Endpoint) => keys.has(endpointKey(e)));
+      if (endpoints.length > 0) targets.push({ ...a, endpoints });
+    }
+    const provider = await this.provider(job.provider, job.settings, job.provider === 'local' ? undefined : job.model);
+    this.ctx.store.synthesis.setStatus(job.id, 'running');
+    return this.launch(job.id, job.datasetId, provider, job.settings, targets, input.wait);
+  }
+
+  cancel(jobId: number): SynthesisJob {
+    const job = this.job(jobId);
+    const running = this.active.get(jobId);
+    if (running) running.controller.abort();
+    else if (job.status === 'interrupted') this.ctx.store.synthesis.setStatus(jobId, 'cancelled');
+    else throw new WapiiError('conflict', `synthesis job ${jobId} is not running (it is ${job.status})`);
+    return this.job(jobId);
+  }
+
+  /** Waits for every running job to stop (disposal, tests). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.active.values()].map((a) => a.done));
+  }
+
+  private async launch(jobId: number, datasetId: number, provider: SynthesisProvider, settings: Settings, targets: SynthesisTarget[], wait: boolean): Promise<SynthesisJob> {
+    const controller = new AbortController();
+    // Every request in flight, its retries and their waits listen to the job's one signal.
+    setMaxListeners(0, controller.signal);
+    const done = this.execute(jobId, datasetId, provider, settings, targets, controller.signal)
+      .catch((error: unknown) => this.ctx.log(`synthesis job ${jobId} stopped: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
+      .finally(() => this.active.delete(jobId));
+    this.active.set(jobId, { controller, done });
+    if (wait) await done;
+    return this.job(jobId);
+  }
+
+  private async execute(jobId: number, datasetId: number, provider: SynthesisProvider, settings: Settings, targets: SynthesisTarget[], signal: AbortSignal): Promise<void> {
+    const repo = this.ctx.store.synthesis;
+    const specs = new Map(targets.map((t) => [t.api, t.spec]));
+    const task = `synthesis job ${jobId}`;
+    await using executor: Executor = createExecutor({ workers: 1 });
+    await using owned = provider;
+    const sink: JobSink = {
+      accept: async (batch, prompt, answer, samples) => {
+        const spec = specs.get(batch.api);
+        const records: SynthesizedSampleRecord[] = [];
+        const taken = new Set<string>();
+        for (const s of samples) {
+          const findings = checkSample(spec, { api: batch.api, config: s.config, source: {} });
+          const groundTruth = spec ? await this.groundTruth(s, spec, executor) : { verdict: 'nonexecutable', error: 'no spec' };
+          let occurrence = 0;
+          let id = sampleId(batch.api, s.task, s.config, occurrence);
+          while (taken.has(id) || this.ctx.store.getSample(datasetId, id)) id = sampleId(batch.api, s.task, s.config, ++occurrence);
+          taken.add(id);
+          records.push({ id, endpoint: s.endpoint, task: s.task, config: s.config, findings, groundTruth });
+        }
+        repo.storeSamples({
+          jobId,
+          datasetId,
+          api: batch.api,
+          provider: provider.name,
+          model: provider.model,
+          author: this.ctx.author,
+          answer: { promptHash: prompt.hash, raw: answer.text, finish: answer.finish },
+          samples: records,
+        });
+        this.ctx.emit({ type: 'datasetsChanged' });
+      },
+      fail: (batch, keys, failure, prompt, answer) => {
+        repo.recordFailure(jobId, batch.api, keys, failure, prompt?.hash, answer && prompt ? { promptHash: prompt.hash, raw: answer.text, finish: answer.finishReason ? `${answer.finish}: ${answer.finishReason}` : answer.finish } : undefined);
+      },
+      usage: (usage) => repo.addUsage(jobId, usage, estimateCost(provider.model, usage)),
+      retry: () => repo.addRetry(jobId),
+      progress: (done, total) => this.ctx.emit({ type: 'progress', task, done, total, message: `${provider.name} ${provider.model}` }),
+    };
+    const { cancelled } = await runSynthesisJob(
+      owned,
+      { targets, samplesPerEndpoint: settings.samplesPerEndpoint, batchSize: settings.batchSize, concurrency: settings.concurrency, retry: this.ctx.retry },
+      sink,
+      signal,
+    );
+    repo.setStatus(jobId, cancelled ? 'cancelled' : 'finished');
+    this.ctx.emit({ type: 'datasetsChanged' });
+  }
+
+  /** The sample's ground-truth program, run in the sandbox and scored against the sample itself. */
+  private async groundTruth(sample: Pick<Sample, 'task' | 'config'>, spec: ApiSpec, executor: Executor): Promise<{ verdict: string; error?: string }> {
+    const { program } = oracleProgram(sample, 'full');
+    const evaluation = await evaluateCode(program, sample.config, spec, executor);
+    const error = evaluation.verdict.error_verdict ?? evaluation.execution?.error;
+    return { verdict: evaluation.verdict.sample_verdict, ...(error ? { error: String(error) } : {}) };
+  }
+}
+
+export const DEFAULT_SYNTHESIS_RETRY = DEFAULT_RETRY;

@@ -1,0 +1,115 @@
+import pLimit from 'p-limit';
+import type { ApiSpec, Endpoint } from '../openapi/index.js';
+import { ANSWER_SCHEMA, boundedAnswerSchema, readAnswer, type AnswerFailure, type SynthesizedSample } from './answer.js';
+import { synthesisPrompt, type SynthesisPrompt } from './prompt.js';
+import { ProviderError, type ProviderAnswer, type SynthesisProvider, type TokenUsage } from './provider.js';
+import { withRetry, type RetryPolicy } from './retry.js';
+
+/** The endpoints of one API to ask for. */
+export interface SynthesisTarget {
+  readonly api: string;
+  readonly spec: ApiSpec;
+  /** The spec file's text, as the prompt shows it. */
+  readonly specText: string;
+  readonly endpoints: readonly Endpoint[];
+}
+
+export interface JobPlan {
+  readonly targets: readonly SynthesisTarget[];
+  readonly samplesPerEndpoint: number;
+  /** Endpoints asked for in one request. */
+  readonly batchSize: number;
+  /** Requests in flight at most. */
+  readonly concurrency: number;
+  readonly retry: RetryPolicy;
+}
+
+/** One request: some endpoints of one API. */
+export interface Batch {
+  readonly api: string;
+  readonly spec: ApiSpec;
+  readonly endpoints: readonly Endpoint[];
+  readonly keys: readonly string[];
+}
+
+/**
+ * Where a job's results go (the service stores them). `accept` gets a whole answer's samples at
+ * once, so storing them can be one transaction; a failure names the endpoints it concerns.
+ */
+export interface JobSink {
+  accept(batch: Batch, prompt: SynthesisPrompt, answer: ProviderAnswer, samples: readonly SynthesizedSample[]): Promise<void>;
+  fail(batch: Batch, keys: readonly string[], failure: AnswerFailure, prompt: SynthesisPrompt | undefined, answer: ProviderAnswer | undefined): void;
+  usage(usage: TokenUsage): void;
+  retry(error: ProviderError, batch: Batch): void;
+  progress(done: number, total: number): void;
+}
+
+const keyOf = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method.toUpperCase()} ${e.path}`;
+
+export function batchesOf(plan: Pick<JobPlan, 'targets' | 'batchSize'>): Batch[] {
+  const batches: Batch[] = [];
+  for (const target of plan.targets) {
+    for (let i = 0; i < target.endpoints.length; i += plan.batchSize) {
+      const endpoints = target.endpoints.slice(i, i + plan.batchSize);
+      batches.push({ api: target.api, spec: target.spec, endpoints, keys: endpoints.map(keyOf) });
+    }
+  }
+  return batches;
+}
+
+/**
+ * Asks the provider for samples of every planned endpoint, at most `concurrency` requests in
+ * flight, each retried on 429/5xx. Every outcome goes to the sink as it happens; a failed
+ * request never stops the others. An aborted job stops starting requests and drops the ones in
+ * flight without recording them, so a resume asks for them again.
+ */
+export async function runSynthesisJob(provider: SynthesisProvider, plan: JobPlan, sink: JobSink, signal?: AbortSignal): Promise<{ readonly cancelled: boolean }> {
+  const specTexts = new Map(plan.targets.map((t) => [t.api, t.specText]));
+  const batches = batchesOf(plan);
+  const limit = pLimit(Math.max(1, plan.concurrency));
+  let done = 0;
+  sink.progress(0, batches.length);
+  const one = async (batch: Batch): Promise<void> => {
+    if (signal?.aborted) return;
+    const prompt = synthesisPrompt({
+      api: batch.api,
+      specText: specTexts.get(batch.api) ?? '',
+      endpoints: batch.endpoints,
+      samplesPerEndpoint: plan.samplesPerEndpoint,
+      contextTokens: provider.contextTokens,
+      maxOutputTokens: provider.maxOutputTokens,
+    });
+    if (!prompt.ok) {
+      sink.fail(batch, batch.keys, { kind: 'prompt_too_large', message: prompt.error.message }, undefined, undefined);
+      return;
+    }
+    const request = { system: prompt.value.system, user: prompt.value.user, schema: ANSWER_SCHEMA, boundedSchema: boundedAnswerSchema(batch.spec, batch.endpoints, plan.samplesPerEndpoint), ...(signal ? { signal } : {}) };
+    let answer: ProviderAnswer;
+    try {
+      answer = await withRetry(() => provider.generate(request), plan.retry, signal, (error) => sink.retry(error, batch));
+    } catch (error) {
+      if (signal?.aborted) return;
+      const message = error instanceof ProviderError ? error.message : `the provider failed: ${error instanceof Error ? error.message : String(error)}`;
+      sink.fail(batch, batch.keys, { kind: 'provider_error', message }, prompt.value, undefined);
+      return;
+    }
+    sink.usage(answer.usage);
+    if (signal?.aborted) return;
+    const read = readAnswer(answer, batch.spec, batch.endpoints);
+    if (!read.ok) {
+      sink.fail(batch, batch.keys, read.failure, prompt.value, answer);
+      return;
+    }
+    if (read.samples.length > 0) await sink.accept(batch, prompt.value, answer, read.samples);
+    if (read.missing.length > 0) sink.fail(batch, read.missing, { kind: 'missing', message: 'the answer holds no sample for this endpoint' }, prompt.value, answer);
+  };
+  await Promise.all(
+    batches.map((batch) =>
+      limit(async () => {
+        await one(batch);
+        sink.progress(++done, batches.length);
+      }),
+    ),
+  );
+  return { cancelled: signal?.aborted ?? false };
+}
