@@ -1,5 +1,5 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, METHOD_NAMES } from '../main/api/constants.js';
+import { IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, IPC_PICK_MODEL_CHANNEL, METHOD_NAMES } from '../main/api/constants.js';
 
 // One function per contract method and one event subscription; ipcRenderer itself stays private,
 // and the sender's Electron event object never reaches the page (Electron's checklist).
@@ -11,4 +11,5 @@ bridge['onEvent'] = (listener: (event: unknown) => void) => {
   ipcRenderer.on(IPC_EVENT_CHANNEL, handler);
   return () => ipcRenderer.removeListener(IPC_EVENT_CHANNEL, handler);
 };
+bridge['pickModelFile'] = () => ipcRenderer.invoke(IPC_PICK_MODEL_CHANNEL) as Promise<string | undefined>;
 contextBridge.exposeInMainWorld('wapii', bridge);

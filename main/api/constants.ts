@@ -14,6 +14,7 @@ export const METHOD_NAMES = [
   'listModels',
   'addModel',
   'scanModels',
+  'listModelFiles',
   'removeModel',
   'downloadModel',
   'cancelDownload',
@@ -47,5 +48,7 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { code: s
 
 export const IPC_CHANNEL_PREFIX = 'wapii:';
 export const IPC_EVENT_CHANNEL = 'wapii:event';
+/** Electron only: the native file dialog for a model file (a shell affordance that returns a path; adding it stays the contract's addModel). */
+export const IPC_PICK_MODEL_CHANNEL = 'wapii-shell:pickModelFile';
 
 export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;

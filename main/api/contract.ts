@@ -117,6 +117,11 @@ export const contract = {
     input: z.object({ folder: z.string().min(1).optional() }),
     output: z.object({ folder: z.string(), added: z.array(ModelSchema), skipped: z.array(z.object({ path: z.string(), reason: z.string() })) }),
   },
+  /** The GGUF files in a folder (default: the configured models folder), to pick one to add (serve has no file dialog). */
+  listModelFiles: {
+    input: z.object({ folder: z.string().min(1).optional() }),
+    output: z.object({ folder: z.string(), files: z.array(z.object({ path: z.string(), name: z.string(), sizeBytes: z.number(), inLibrary: z.boolean() })) }),
+  },
   removeModel: { input: z.object({ modelId: z.number().int() }), output: z.object({ removed: z.boolean() }) },
   /** Starts (or resumes) a download from a URL or an `hf:` reference into the models folder; progress comes as downloadProgress events. */
   downloadModel: { input: z.object({ source: z.string().min(1), filename: z.string().min(1).optional() }), output: DownloadSchema },

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { app, BrowserWindow, ipcMain } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain } from 'electron';
+import { IPC_PICK_MODEL_CHANNEL } from '../api/constants.js';
 import { registerIpcTransport } from '../api/ipc.js';
 import { callMethod, openWorkbench, readDemo } from '../service/index.js';
 import { hardenElectron, trustedPage } from './security.js';
@@ -28,6 +29,17 @@ async function main(): Promise<void> {
     targets: () => windows().map((w) => ({ send: (c, e) => w.webContents.send(c, e), isDestroyed: () => w.isDestroyed() })),
     isTrustedSender: isTrusted,
     log: (m) => console.error(m),
+  });
+
+  // The native file dialog for "Add model": it only returns a path the user chose; the page then
+  // calls addModel with it, which checks the file like any other path.
+  ipcMain.handle(IPC_PICK_MODEL_CHANNEL, async (event): Promise<string | undefined> => {
+    const frame = event.senderFrame;
+    if (!frame || frame.parent !== null || !isTrusted(frame.url)) return undefined;
+    const owner = BrowserWindow.fromWebContents(event.sender);
+    const options = { title: 'Add a GGUF model', properties: ['openFile' as const], filters: [{ name: 'GGUF models', extensions: ['gguf'] }] };
+    const picked = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
+    return picked.canceled ? undefined : picked.filePaths[0];
   });
 
   const createWindow = (): void => {

@@ -224,8 +224,21 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       const folder = tempDir('wapii-models-');
       fs.copyFileSync(cachedTestModel('llama-spm'), path.join(folder, 'spm.gguf'));
       fs.writeFileSync(path.join(folder, 'broken.gguf'), 'not a model');
+      // Listing offers both files to pick from, nothing added yet.
+      expect(await s.client.listModelFiles({ folder })).toEqual({
+        folder,
+        files: [
+          { path: path.join(folder, 'broken.gguf'), name: 'broken.gguf', sizeBytes: 11, inLibrary: false },
+          { path: path.join(folder, 'spm.gguf'), name: 'spm.gguf', sizeBytes: fs.statSync(path.join(folder, 'spm.gguf')).size, inLibrary: false },
+        ],
+      });
       const scan = await s.client.scanModels({ folder });
       expect(scan.added.map((m) => m.name)).toEqual(['spm']);
+      expect((await s.client.listModelFiles({ folder })).files.map((f) => [f.name, f.inLibrary])).toEqual([
+        ['broken.gguf', false],
+        ['spm.gguf', true],
+      ]);
+      await expect(s.client.listModelFiles({ folder: path.join(folder, 'nope') })).rejects.toMatchObject({ code: 'bad_input', message: `models folder not found: ${path.join(folder, 'nope')}` });
       expect(scan.skipped).toEqual([{ path: path.join(folder, 'broken.gguf'), reason: 'broken.gguf is not a GGUF model file (it does not start with the GGUF magic bytes)' }]);
       expect((await s.client.scanModels({ folder })).added).toEqual([]);
       await expect(s.client.scanModels({ folder: path.join(folder, 'nope') })).rejects.toMatchObject({ code: 'bad_input', message: `models folder not found: ${path.join(folder, 'nope')}` });

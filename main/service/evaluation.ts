@@ -17,6 +17,7 @@ export type EvaluationMethod =
   | 'listModels'
   | 'addModel'
   | 'scanModels'
+  | 'listModelFiles'
   | 'removeModel'
   | 'downloadModel'
   | 'cancelDownload'
@@ -112,6 +113,7 @@ export class EvaluationService implements EvaluationHandlers {
   listModels = async (): Promise<Output<'listModels'>> => this.library.listModels();
   addModel = async (input: Parsed<'addModel'>): Promise<Output<'addModel'>> => this.library.addModel(input);
   scanModels = async (input: Parsed<'scanModels'>): Promise<Output<'scanModels'>> => this.library.scanModels(input);
+  listModelFiles = async (input: Parsed<'listModelFiles'>): Promise<Output<'listModelFiles'>> => this.library.listModelFiles(input);
   removeModel = async (input: Parsed<'removeModel'>): Promise<Output<'removeModel'>> => {
     const model = this.library.model(input.modelId);
     if (this.jobs.activeModelFile() === model.path) throw new WapiiError('conflict', `model ${model.name} is in use by a running run; cancel it first`);

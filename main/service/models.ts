@@ -109,14 +109,27 @@ export class ModelLibrary {
     return this.model(id);
   }
 
-  async scanModels(input: Parsed<'scanModels'>): Promise<Output<'scanModels'>> {
+  /** The GGUF files of a folder and its subfolders (three levels), sorted by path. */
+  private ggufFiles(input: { folder?: string | undefined }): { folder: string; files: string[] } {
     const folder = path.resolve(input.folder ?? this.options.folder);
     if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new WapiiError('bad_input', `models folder not found: ${folder}`);
-    const added: Model[] = [];
-    const skipped: { path: string; reason: string }[] = [];
     const walk = (dir: string, depth: number): string[] =>
       fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() && depth < 3 ? walk(path.join(dir, e.name), depth + 1) : e.isFile() && /\.gguf$/i.test(e.name) ? [path.join(dir, e.name)] : []));
-    for (const file of walk(folder, 0).sort()) {
+    return { folder, files: walk(folder, 0).sort() };
+  }
+
+  listModelFiles(input: Parsed<'listModelFiles'>): Output<'listModelFiles'> {
+    const { folder, files } = this.ggufFiles(input);
+    // A file still being downloaded is not offered: it is not a whole GGUF yet.
+    const ready = files.filter((file) => this.downloading(file) === undefined);
+    return { folder, files: ready.map((file) => ({ path: file, name: path.relative(folder, file), sizeBytes: fs.statSync(file).size, inLibrary: this.options.models.byPath(file) !== undefined })) };
+  }
+
+  async scanModels(input: Parsed<'scanModels'>): Promise<Output<'scanModels'>> {
+    const { folder, files } = this.ggufFiles(input);
+    const added: Model[] = [];
+    const skipped: { path: string; reason: string }[] = [];
+    for (const file of files) {
       if (this.options.models.byPath(file)) continue;
       try {
         added.push(await this.addModel({ path: file, source: `scan of ${folder}` }));

@@ -88,6 +88,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   listModels = (i: Parsed<'listModels'>): Promise<Output<'listModels'>> => this.evaluation.listModels(i);
   addModel = (i: Parsed<'addModel'>): Promise<Output<'addModel'>> => this.evaluation.addModel(i);
   scanModels = (i: Parsed<'scanModels'>): Promise<Output<'scanModels'>> => this.evaluation.scanModels(i);
+  listModelFiles = (i: Parsed<'listModelFiles'>): Promise<Output<'listModelFiles'>> => this.evaluation.listModelFiles(i);
   removeModel = (i: Parsed<'removeModel'>): Promise<Output<'removeModel'>> => this.evaluation.removeModel(i);
   downloadModel = (i: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.evaluation.downloadModel(i);
   cancelDownload = (i: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.evaluation.cancelDownload(i);

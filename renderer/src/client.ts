@@ -6,6 +6,8 @@ export type Client = WorkbenchApi & { onEvent(listener: (event: WorkbenchEvent) 
 
 type Bridge = Record<Method, (input: unknown) => Promise<Envelope<unknown>>> & {
   onEvent(listener: (event: WorkbenchEvent) => void): () => void;
+  /** Electron's file dialog for a model file: the chosen path, or undefined when cancelled. */
+  pickModelFile?(): Promise<string | undefined>;
 };
 
 declare global {
@@ -28,6 +30,12 @@ export function createClient(): Client {
   const client: Record<string, unknown> = { onEvent: (l: (e: WorkbenchEvent) => void) => bridge.onEvent(l) };
   for (const method of METHOD_NAMES) client[method] = async (input: unknown) => unwrapEnvelope(await bridge[method](input));
   return client as Client;
+}
+
+/** The native file dialog for a model file, where the shell offers one (Electron); undefined in a browser. */
+export function modelFilePicker(): (() => Promise<string | undefined>) | undefined {
+  const bridge = window.wapii;
+  return bridge?.pickModelFile ? () => bridge.pickModelFile!() : undefined;
 }
 
 let shared: Client | undefined;

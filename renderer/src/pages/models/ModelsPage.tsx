@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import type { Download, Model } from '../../api.js';
-import { getClient } from '../../client.js';
+import { getClient, modelFilePicker } from '../../client.js';
 import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { bytes, when } from '../../format.js';
 import { attempt } from '../../notices.js';
@@ -16,12 +16,17 @@ export function ModelsPage(): React.JSX.Element {
   const [busy, setBusy] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
   const [failed, setFailed] = useState(false);
+  const [folder, setFolder] = useState<{ folder: string; files: { path: string; name: string; sizeBytes: number; inLibrary: boolean }[] } | undefined>();
+  const [picked, setPicked] = useState('');
+  const pickFile = modelFilePicker();
 
   const load = useCallback(async () => {
     const [m, d] = await Promise.all([attempt(() => client.listModels({})), attempt(() => client.listDownloads({}))]);
     if (m) setModels(m);
     setFailed(!m);
     if (d) setDownloads(d);
+    // The models folder may not exist yet: then there is simply nothing to pick from.
+    setFolder(await client.listModelFiles({}).catch(() => undefined));
   }, [client]);
   useEffect(() => {
     void load();
@@ -47,6 +52,19 @@ export function ModelsPage(): React.JSX.Element {
         await load();
       }
     });
+  const addPicked = (): Promise<void> =>
+    act('pick', async () => {
+      const m = await attempt(() => client.addModel({ path: picked }));
+      if (m) {
+        setPicked('');
+        setNote(`Added ${m.name}.`);
+        await load();
+      }
+    });
+  const browse = async (): Promise<void> => {
+    const chosen = await pickFile?.();
+    if (chosen) setPath(chosen);
+  };
   const scan = (): Promise<void> =>
     act('scan', async () => {
       const r = await attempt(() => client.scanModels({}));
@@ -84,10 +102,40 @@ export function ModelsPage(): React.JSX.Element {
             Add a GGUF file by path
             <input aria-label="Model path" placeholder="/path/to/model.gguf (on the machine running the workbench)" value={path} onChange={(e) => setPath(e.target.value)} />
           </label>
+          {pickFile && (
+            <button type="button" className="secondary" onClick={() => void browse()}>
+              Browse…
+            </button>
+          )}
           <button type="submit" disabled={path.trim() === '' || busy !== undefined}>
             {busy === 'add' ? 'Reading…' : 'Add model'}
           </button>
         </form>
+        {folder && folder.files.some((f) => !f.inLibrary) && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void addPicked();
+            }}
+          >
+            <label>
+              Pick from the models folder
+              <select aria-label="Model in the models folder" value={picked} onChange={(e) => setPicked(e.target.value)} title={folder.folder}>
+                <option value="">{folder.files.filter((f) => !f.inLibrary).length} not in the library…</option>
+                {folder.files
+                  .filter((f) => !f.inLibrary)
+                  .map((f) => (
+                    <option key={f.path} value={f.path}>
+                      {f.name} ({bytes(f.sizeBytes)})
+                    </option>
+                  ))}
+              </select>
+            </label>
+            <button type="submit" disabled={picked === '' || busy !== undefined}>
+              {busy === 'pick' ? 'Reading…' : 'Add'}
+            </button>
+          </form>
+        )}
         <form
           onSubmit={(e) => {
             e.preventDefault();
