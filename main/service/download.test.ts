@@ -19,8 +19,10 @@ function modelServer(file: string): Promise<{ url: string; server: http.Server; 
   const requests: string[] = [];
   const slow = { delayMs: 0 };
   const server = http.createServer((req, res) => {
-    requests.push(`${req.method} ${req.headers.range ?? ''}`);
-    if (req.url !== '/models/test-model.gguf') {
+    requests.push(`${req.method} ${req.headers.range ?? ''} ${req.url}`);
+    // The URL, and where an `hf:` reference resolves on a Hugging Face endpoint (MODEL_ENDPOINT).
+    const { pathname } = new URL(req.url ?? '/', 'http://server');
+    if (pathname !== '/models/test-model.gguf' && pathname !== '/tester/tiny-GGUF/resolve/main/test-model.gguf') {
       res.writeHead(404).end();
       return;
     }
@@ -99,6 +101,25 @@ function downloadSuite(name: string, setup: (wb: Workbench) => Promise<{ client:
       expect(added).toMatchObject({ id: done.modelId, source: served.url, architecture: 'llama' });
       expect(fs.readFileSync(added!.path).equals(fs.readFileSync(model))).toBe(true);
       expect(events.filter((e) => e.type === 'downloadProgress' && e.downloadId === resumed.id).at(-1)).toMatchObject({ status: 'finished' });
+    }, 180_000);
+
+    it('downloads an hf: reference from the Hugging Face endpoint node-llama-cpp resolves (MODEL_ENDPOINT: here the local server)', async () => {
+      const endpoint = new URL(served.url).origin + '/';
+      process.env['MODEL_ENDPOINT'] = endpoint;
+      try {
+        const before = served.requests.length;
+        const started = await client.downloadModel({ source: 'hf:tester/tiny-GGUF/test-model.gguf', filename: 'from-hf.gguf' });
+        for (let i = 0; i < 2400 && wb.service.evaluation.library.listDownloads().find((d) => d.id === started.id)?.status === 'downloading'; i++) await new Promise((r) => setTimeout(r, 50));
+        const done = (await client.listDownloads({})).find((d) => d.id === started.id)!;
+        expect(done).toMatchObject({ status: 'finished', source: 'hf:tester/tiny-GGUF/test-model.gguf', error: null });
+        expect(served.requests.slice(before).some((r) => r.startsWith('GET ') && r.includes(' /tester/tiny-GGUF/resolve/main/test-model.gguf'))).toBe(true);
+        const added = (await client.listModels({})).find((m) => m.id === done.modelId)!;
+        expect(path.basename(added.path)).toBe('from-hf.gguf');
+        expect(fs.readFileSync(added.path).equals(fs.readFileSync(model))).toBe(true);
+        await client.removeModel({ modelId: added.id });
+      } finally {
+        delete process.env['MODEL_ENDPOINT'];
+      }
     }, 180_000);
 
     it('refuses a source that is neither a URL nor an hf: reference, and a URL that serves nothing', async () => {
