@@ -52,3 +52,28 @@ export const IPC_EVENT_CHANNEL = 'wapii:event';
 export const IPC_PICK_MODEL_CHANNEL = 'wapii-shell:pickModelFile';
 
 export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;
+
+/** The paper's headline table: each row a label and a statistic (the `all` location for argument metrics). */
+export const HEADLINE: readonly (readonly [string, string])[] = [
+  ['Correct implementations (t)', 'samples_correct_wrt_total'],
+  ['Illegal implementations (e)', 'samples_illegal_wrt_executable'],
+  ['Executable (t)', 'samples_executable_wrt_total'],
+  ['Correct URLs (e)', 'urls_correct_wrt_executable'],
+  ['Illegal URLs (e)', 'urls_illegal_wrt_executable'],
+  ['Correct methods (e)', 'methods_correct_wrt_executable'],
+  ['Illegal methods (e)', 'methods_illegal_wrt_executable'],
+  ['Mean argument precision (e)', 'argument_name_mean_precision_wrt_executable'],
+  ['Mean argument recall (e)', 'argument_name_mean_recall_wrt_executable'],
+  ['Illegal arguments (e)', 'arguments_illegal_wrt_all_executable'],
+  ['Mean argument value cond. accuracy (e)', 'argument_value_mean_accuracy_wrt_correct_executable'],
+];
+
+/** The per-location argument table (counts over executable samples): a label and a statistic. */
+export const LOCATION_ROWS: readonly (readonly [string, string])[] = [
+  ['expected', 'arguments_expected_executable'],
+  ['correct name', 'arguments_correct_name'],
+  ['correct value', 'arguments_correct_value'],
+  ['missing', 'arguments_missing_executable'],
+  ['unnecessary', 'arguments_unnecessary'],
+  ['illegal', 'arguments_illegal'],
+];

@@ -4,28 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DATASET, DEMO_SPECS, REPO_ROOT, tempDir } from '../../test/support/paths.js';
-import { Store } from '../store/index.js';
-import { runCli } from './program.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
-
-/** Everything the database holds, to prove a failed command wrote nothing. */
-function snapshot(db: string): string {
-  const opened = Store.open(db);
-  if (!opened.ok) throw new Error(opened.error.message);
-  const store = opened.value;
-  try {
-    const datasets = store.listDatasets();
-    return JSON.stringify({ counts: store.counts(), datasets, samples: datasets.map((d) => store.listSamples(d.id)) });
-  } finally {
-    store.close();
-  }
-}
+import { cli, databaseSnapshot as snapshot } from '../../test/support/cli.js';
 
 /** A spec folder holding a copy of the demo spec plus whatever a test writes into it. */
 function specDir(files: Record<string, string> = {}): string {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { LOCATION_ROWS } from '../api/constants.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
 import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
@@ -45,14 +46,7 @@ export function progressLine(p: RunProgress, width = 24): string {
 
 /** The per-location argument table of a run. */
 function locationTable(statistics: Statistics): string {
-  const rows: [string, string][] = [
-    ['expected', 'arguments_expected_executable'],
-    ['correct name', 'arguments_correct_name'],
-    ['correct value', 'arguments_correct_value'],
-    ['missing', 'arguments_missing_executable'],
-    ['unnecessary', 'arguments_unnecessary'],
-    ['illegal', 'arguments_illegal'],
-  ];
+  const rows = LOCATION_ROWS;
   const locations = new Set<string>();
   for (const [, key] of rows) {
     const v = statistics[key];

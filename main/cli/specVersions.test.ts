@@ -2,14 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DATASET, DEMO_SPECS, tempDir } from '../../test/support/paths.js';
-import { runCli } from './program.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+import { cli } from '../../test/support/cli.js';
 
 const V2 = path.join(DEMO_SPECS, 'versions', 'harbor-v2.yaml');
 const BASE = 'https://api.harbor.example/v2';

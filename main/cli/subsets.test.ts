@@ -3,14 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_DATASET, DEMO_SPECS, tempDir } from '../../test/support/paths.js';
 import { failedWithoutSolvedWith, type Verdict } from '../scoring/index.js';
-import { runCli } from './program.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+import { cli } from '../../test/support/cli.js';
 
 const verdict = (sample_verdict: Verdict['sample_verdict']): Verdict => ({ sample_verdict, error_verdict: null, url_verdict: null, method_verdict: null, endpoint_verdict: null, arguments: {} });
 

@@ -234,20 +234,8 @@ export function computeStatistics(verdicts: readonly Verdict[]): Statistics {
   return stats;
 }
 
-/** The paper's headline table: each row a label and a statistic (the `all` location for argument metrics). */
-export const HEADLINE: readonly (readonly [string, string])[] = [
-  ['Correct implementations (t)', 'samples_correct_wrt_total'],
-  ['Illegal implementations (e)', 'samples_illegal_wrt_executable'],
-  ['Executable (t)', 'samples_executable_wrt_total'],
-  ['Correct URLs (e)', 'urls_correct_wrt_executable'],
-  ['Illegal URLs (e)', 'urls_illegal_wrt_executable'],
-  ['Correct methods (e)', 'methods_correct_wrt_executable'],
-  ['Illegal methods (e)', 'methods_illegal_wrt_executable'],
-  ['Mean argument precision (e)', 'argument_name_mean_precision_wrt_executable'],
-  ['Mean argument recall (e)', 'argument_name_mean_recall_wrt_executable'],
-  ['Illegal arguments (e)', 'arguments_illegal_wrt_all_executable'],
-  ['Mean argument value cond. accuracy (e)', 'argument_value_mean_accuracy_wrt_correct_executable'],
-];
+/** The paper's headline table (main/api/constants.ts, where the renderer reads it too). */
+export { HEADLINE } from '../api/constants.js';
 
 export function headlineValue(stats: Statistics, key: string, location = 'all'): number {
   const v = stats[key];

@@ -32,30 +32,9 @@ export const ARGUMENT_VERDICTS: readonly ArgumentVerdict[] = ['correct', 'incorr
 export const ARGUMENT_LOCATIONS = ['headers', 'params', 'path_params', 'data'] as const;
 export const LOCATION_LABELS: Record<string, string> = { headers: 'headers', params: 'query', path_params: 'path', data: 'body', all: 'all' };
 
-/** The paper's headline table: a label and a statistic (the `all` location for argument metrics). Mirrors main/scoring's HEADLINE. */
-export const HEADLINE: readonly (readonly [string, string])[] = [
-  ['Correct implementations (t)', 'samples_correct_wrt_total'],
-  ['Illegal implementations (e)', 'samples_illegal_wrt_executable'],
-  ['Executable (t)', 'samples_executable_wrt_total'],
-  ['Correct URLs (e)', 'urls_correct_wrt_executable'],
-  ['Illegal URLs (e)', 'urls_illegal_wrt_executable'],
-  ['Correct methods (e)', 'methods_correct_wrt_executable'],
-  ['Illegal methods (e)', 'methods_illegal_wrt_executable'],
-  ['Mean argument precision (e)', 'argument_name_mean_precision_wrt_executable'],
-  ['Mean argument recall (e)', 'argument_name_mean_recall_wrt_executable'],
-  ['Illegal arguments (e)', 'arguments_illegal_wrt_all_executable'],
-  ['Mean argument value cond. accuracy (e)', 'argument_value_mean_accuracy_wrt_correct_executable'],
-];
+/** The paper's headline table, as main/scoring and `wapii report` use it. */
+export { HEADLINE, LOCATION_ROWS } from '../../main/api/constants.js';
 
-/** The per-location argument table (counts over executable samples), as `wapii report` prints it. */
-export const LOCATION_ROWS: readonly (readonly [string, string])[] = [
-  ['expected', 'arguments_expected_executable'],
-  ['correct name', 'arguments_correct_name'],
-  ['correct value', 'arguments_correct_value'],
-  ['missing', 'arguments_missing_executable'],
-  ['unnecessary', 'arguments_unnecessary'],
-  ['illegal', 'arguments_illegal'],
-];
 
 export function statistic(stats: Statistics | null | undefined, key: string, location = 'all'): number {
   const v = stats?.[key];

@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileInput, readSpecDir } from '../../main/cli/files.js';
-import { runCli } from '../../main/cli/program.js';
 import { exportGbnf } from '../../main/constraints/index.js';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import { unwrap } from '../../main/api/result.js';
@@ -16,13 +15,7 @@ import { prepareDataset } from '../../main/service/index.js';
 import { Store, type StoredRun } from '../../main/store/index.js';
 import { DEMO_DATASET, DEMO_SPECS, REPO_ROOT, tempDir } from '../support/paths.js';
 import { hasVocabBundle } from '../support/vocab.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+import { cli } from '../support/cli.js';
 
 function withStore<T>(db: string, f: (store: Store) => T): T {
   const store = unwrap(Store.open(db));

@@ -3,30 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../main/cli/program.js';
 import { localClient, openWorkbench, readDemo } from '../../main/service/index.js';
 import { Store } from '../../main/store/index.js';
 import { DEMO_DATASET, DEMO_SPECS, REPO_ROOT, tempDir } from '../support/paths.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
-
-/** Everything the database holds, to prove a failed command wrote nothing. */
-function snapshot(db: string): string {
-  const opened = Store.open(db);
-  if (!opened.ok) throw new Error(opened.error.message);
-  const store = opened.value;
-  try {
-    const datasets = store.listDatasets();
-    return JSON.stringify({ counts: store.counts(), datasets, samples: datasets.map((d) => store.listSamples(d.id)) });
-  } finally {
-    store.close();
-  }
-}
+import { cli, databaseSnapshot as snapshot } from '../support/cli.js';
 
 const demoSpec = fs.readFileSync(path.join(DEMO_SPECS, 'harbor.yaml'));
 const demoSamples = JSON.parse(fs.readFileSync(DEMO_DATASET, 'utf8')) as { api: string; task: string; config: Record<string, unknown> }[];
