@@ -172,6 +172,13 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
     });
   });
 
+  // Node closes an idle keep-alive socket after 5 s, measured by a timer that fires before the
+  // socket's pending data is read: when a long synchronous step (loading a model, preparing a
+  // vocabulary) holds the event loop that long, a request the client already sent on that socket
+  // is dropped and the client sees ECONNRESET. A longer idle time keeps such a request.
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 65_000;
+
   const unsubscribe = options.subscribe((event) => {
     const line = `data: ${JSON.stringify(event)}\n\n`;
     for (const stream of streams) if (!stream.destroyed) stream.write(line);

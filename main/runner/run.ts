@@ -83,6 +83,11 @@ export async function executeRun(input: {
   onProgress?: (progress: RunProgress) => void;
   /** Called once the queue is known: how many outputs were already stored, and how many are to generate. */
   onStart?: (start: { runId: number; resumed: boolean; stored: number; toGenerate: number }) => void;
+  /**
+   * Whether the run is marked finished here, with its statistics (default). The service's job
+   * queue says no: it owns the run's status, and the run is finished only once the job is over.
+   */
+  markFinished?: boolean;
 }): Promise<{ runId: number; report: RunReport; interrupted: boolean }> {
   const { store, backend, plan } = input;
   let runId: number;
@@ -186,6 +191,6 @@ export async function executeRun(input: {
   const interrupted = (input.signal?.aborted ?? false) && next < queue.length;
   const run = store.getRun(runId)!;
   const result = reportOf(run);
-  if (!interrupted) store.finishRun(runId, { statistics: result.statistics, per_api: result.per_api });
+  if (!interrupted && input.markFinished !== false) store.finishRun(runId, { statistics: result.statistics, per_api: result.per_api });
   return { runId, report: result, interrupted };
 }

@@ -258,6 +258,8 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
           grid.push((await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: setting === 'unconstrained' && setup === 'full' ? 6 : 1 }, setup, setting, sampling: { maxTokens: 6 } })).runId);
         }
       }
+      // The first starts once the queue is free (the previous test's model may still be unloading); the rest wait behind it.
+      await until(async () => (await s.client.getRun({ runId: grid[0]! })).status === 'running');
       expect((await s.client.listRuns({})).filter((r) => grid.includes(r.id)).map((r) => r.status)).toEqual(['running', 'queued', 'queued', 'queued']);
       await until(async () => (await s.client.getRun({ runId: grid[0]! })).done >= 1);
       expect((await s.client.cancelRun({ runId: grid[0]! })).status).toBe('cancelled');
@@ -268,7 +270,8 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
         ['finished', 'argument', 'unconstrained'],
         ['finished', 'argument', 'constrained'],
       ]);
-      expect(s.workbench.service.evaluation.jobs.modelLoads - loads).toBe(1);
+      // Four runs, at most one load: none when the previous test's model was still loaded as they queued.
+      expect(s.workbench.service.evaluation.jobs.modelLoads - loads).toBeLessThanOrEqual(1);
     }, 300_000);
 
     it('runs on a remote OpenAI-compatible server; failed outputs are marked, and resume with retryErrors regenerates only them', async () => {

@@ -203,6 +203,7 @@ export class RunJobs {
       }
     };
     let backend: GenerationBackend | undefined;
+    let ending: { status: RunStatus; fields: { error?: string | null; finished?: boolean } } = { status: 'failed', fields: { error: 'stopped unexpectedly' } };
     try {
       const specs = new Map<string, ApiSpec>();
       for (const input of inputs) {
@@ -226,16 +227,20 @@ export class RunJobs {
         retryErrors,
         signal: controller.signal,
         onProgress,
+        markFinished: false,
       });
       await this.ctx.results.storeStatistics(runId);
-      if (result.interrupted) this.setStatus(runId, this.active.stopAs, { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' });
-      else this.setStatus(runId, 'finished', { finished: true });
+      if (result.interrupted) ending = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' } };
+      else ending = { status: 'finished', fields: { finished: true } };
     } catch (error) {
-      this.setStatus(runId, 'failed', { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' });
+      ending = { status: 'failed', fields: { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' } };
     } finally {
-      await backend?.[Symbol.asyncDispose]();
+      // The run stops being active before its final status is written: whoever sees that status
+      // (a Resume right after "finished") must not find the run still active.
       this.live.delete(runId);
       this.active = undefined;
+      this.setStatus(runId, ending.status, ending.fields);
+      await backend?.[Symbol.asyncDispose]();
       markStopped();
     }
   }
