@@ -171,7 +171,7 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     // Poll the database (WAL: readers never block the writer) until some samples are stored.
     let storedBefore = 0;
-    for (let i = 0; i < 600 && storedBefore < 3; i++) {
+    for (let i = 0; i < 2400 && storedBefore < 3; i++) {
       await new Promise((r) => setTimeout(r, 100));
       if (fs.existsSync(db)) storedBefore = withStore(db, (s) => s.listRuns()[0]?.samples ?? 0);
     }
@@ -204,7 +204,7 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     expect(report).toMatchObject({ run: 1, statistics: { samples_total: 10, samples_illegal: 0 } });
     // Constrained: whatever the random model said, every executable sample is legal.
     expect(report.statistics['samples_executable']).toBeGreaterThan(0);
-  });
+  }, 300_000);
 
   it('Ctrl-C stops after the samples in flight, stores them, and says how to resume', async () => {
     const db = path.join(dir, 'interrupted.db');
@@ -212,7 +212,7 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    for (let i = 0; i < 600 && !/\] [1-9]\d*\/10/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 2400 && !/\] [1-9]\d*\/10/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toContain('interrupted: finished samples are stored; continue with `wapii run ... --resume 1`');
@@ -220,5 +220,5 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     expect(run.status).toBe('running');
     expect(run.samples.length).toBeGreaterThan(0);
     expect(run.samples.length).toBeLessThan(10);
-  });
+  }, 300_000);
 });
