@@ -117,5 +117,5 @@ describe.runIf(hasChromium)('`wapii serve` refuses cross-site writes from a real
     expect(await call(other.url)).toBe(200);
     const names = (await context.cookies()).map((c) => c.name).sort();
     expect(names).toEqual([`wapii_token_${new URL(serve.url).port}`, `wapii_token_${new URL(other.url).port}`].sort());
-  });
+   }, 180_000);
 });
