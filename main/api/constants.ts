@@ -39,6 +39,7 @@ export const METHOD_NAMES = [
   'getApiKeyStatus',
   'saveApiKey',
   'reviewSamples',
+  'getReviewAid',
 ] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 
@@ -49,3 +50,6 @@ export const IPC_CHANNEL_PREFIX = 'wapii:';
 export const IPC_EVENT_CHANNEL = 'wapii:event';
 
 export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;
+
+/** The review checklist as a revision's reason carries it (the renderer reads it back). */
+export { CHECKLIST_ITEMS, checklistNote, parseChecklist, type Checklist } from './checklist.js';
