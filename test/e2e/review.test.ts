@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from '../support/browser.js';
 import { answersForUncovered, demoSubset, UNCOVERED_BY_SUBSET } from '../support/demoSubset.js';
-import { samplesReply, startGeminiStandIn, type SeenRequest } from '../support/geminiStandIn.js';
+import { samplesReply, startGeminiStandIn, textReply, type SeenRequest } from '../support/geminiStandIn.js';
 import { ARTIFACTS, DEMO_SPECS, REPO_ROOT, tempDir } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve.js';
 
@@ -154,5 +154,47 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     // The key is in no response the renderer got: not in the page's text nor its storage.
     expect(await page.content()).not.toContain(KEY);
     expect(serve.output()).not.toContain(KEY);
+  });
+
+  it('bulk-rejects the rest of the queue after a confirmation', async () => {
+    const progress = page.getByTestId('review-progress');
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Shift+R');
+    const dialog = page.getByRole('dialog', { name: 'Confirm the bulk decision' });
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    // The queue was loaded as the 7 unreviewed synthesized samples; the 2 decided since are left alone.
+    expect(await dialog.locator('h2').textContent()).toBe('Reject all 5 samples of the queue?');
+    await shot(page, '6-bulk-confirm');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    await page.keyboard.press('Shift+R');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => progress.textContent()).toContain('7 of 28 reviewed · 1 accepted · 1 fixed · 5 rejected · 21 unreviewed');
+  });
+
+  it('a job is cancelled while its request hangs, resumed, and its truncated answer is shown per endpoint, raw', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Datasets', exact: true }).click();
+    await page.getByRole('button', { name: 'Coverage and synthesis' }).click();
+    standIn.respond.current = () => ({ hang: true });
+    await page.getByLabel('choose GET /webhooks').check();
+    await page.getByLabel('Base URL').fill(standIn.url);
+    await page.getByRole('button', { name: 'Synthesize', exact: true }).click();
+    const job = page.getByTestId('synthesis-job').first();
+    await expect.poll(() => job.getAttribute('data-status'), { timeout: 30_000 }).toBe('running');
+    await expect.poll(() => standIn.requests.length).toBe(2);
+    await job.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => job.getAttribute('data-status'), { timeout: 30_000 }).toBe('cancelled');
+
+    const truncated = '{"samples": [{"task": "List my webhook subscri';
+    standIn.respond.current = () => textReply(truncated, 'MAX_TOKENS');
+    await job.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => job.getAttribute('data-status'), { timeout: 30_000 }).toBe('finished');
+    expect(await job.getByTestId('job-counts').textContent()).toMatch(/^1 of 1 endpoints · 0 samples stored · 1 failed · /);
+    const failure = job.getByTestId('job-failures');
+    expect(await failure.textContent()).toContain('GET /webhooks truncated the answer was cut at the token limit');
+    await failure.locator('summary').click();
+    expect(await failure.locator('pre').textContent()).toBe(truncated);
+    await job.scrollIntoViewIfNeeded();
+    await shot(page, '7-failed-endpoint');
   });
 });

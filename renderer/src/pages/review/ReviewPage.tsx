@@ -9,7 +9,7 @@ import { attempt, useNotices } from '../../notices.js';
 import { getClient } from '../../client.js';
 import { saveFile } from '../../components/download.js';
 import { EditDiff } from './EditDiff.js';
-import { useReview } from './reviewStore.js';
+import { selection, useReview } from './reviewStore.js';
 import { SampleEditor } from './SampleEditor.js';
 import { SpecExcerpt } from './SpecExcerpt.js';
 import './review.css';
@@ -50,8 +50,8 @@ export function ReviewPage(): React.JSX.Element {
     { keys: '1', description: 'checklist: task unambiguous and solvable', run: () => store().toggleChecklist('unambiguous') },
     { keys: '2', description: 'checklist: config solves it', run: () => store().toggleChecklist('solves') },
     { keys: '3', description: 'checklist: arguments reflected both ways', run: () => store().toggleChecklist('reflected') },
-    { keys: 'A', description: 'accept every sample in the queue (asks first)', run: () => store().setConfirm({ kind: 'bulk', state: 'accepted' }) },
-    { keys: 'R', description: 'reject every sample in the queue (asks first)', run: () => store().setConfirm({ kind: 'bulk', state: 'rejected' }) },
+    { keys: 'A', description: 'accept every sample of the queue still undecided (asks first)', run: () => store().setConfirm({ kind: 'bulk', state: 'accepted' }) },
+    { keys: 'R', description: 'reject every sample of the queue still undecided (asks first)', run: () => store().setConfirm({ kind: 'bulk', state: 'rejected' }) },
     {
       keys: 'Escape',
       description: 'leave a field; else discard the draft',
@@ -65,6 +65,7 @@ export function ReviewPage(): React.JSX.Element {
   const reviewed = s.all.length - counts.unreviewed;
   const apiCoverage = s.coverage?.apis.filter((a) => !s.filter.api || a.api === s.filter.api) ?? [];
   const sample = s.detail?.sample;
+  const bulkCount = selection(s.queue, s.filter).length;
   const history = s.detail ? [...s.detail.revisions].reverse() : [];
 
   return (
@@ -121,11 +122,11 @@ export function ReviewPage(): React.JSX.Element {
         <button className="secondary" disabled={counts.accepted + counts.fixed === 0} onClick={() => void exportReviewed()} title="The dataset's accepted and fixed samples, in WAPIIBench's flat format">
           Export accepted + fixed
         </button>
-        <button className="secondary" disabled={s.queue.length === 0} onClick={() => s.setConfirm({ kind: 'bulk', state: 'accepted' })} title="A">
-          Accept all {s.queue.length}…
+        <button className="secondary" disabled={bulkCount === 0} onClick={() => s.setConfirm({ kind: 'bulk', state: 'accepted' })} title="A (shift+a): every sample of the queue still in its review state">
+          Accept all {bulkCount}…
         </button>
-        <button className="secondary" disabled={s.queue.length === 0} onClick={() => s.setConfirm({ kind: 'bulk', state: 'rejected' })} title="R">
-          Reject all {s.queue.length}…
+        <button className="secondary" disabled={bulkCount === 0} onClick={() => s.setConfirm({ kind: 'bulk', state: 'rejected' })} title="R (shift+r): every sample of the queue still in its review state">
+          Reject all {bulkCount}…
         </button>
       </div>
       <div className="review-progress" data-testid="review-progress">
@@ -278,6 +279,7 @@ function onConfirm(): void {
 
 function ConfirmDialog(): React.JSX.Element | null {
   const { confirm, detail, draft, queue, filter, setConfirm } = useReview();
+  const count = selection(queue, filter).length;
   const close = (): void => setConfirm(undefined);
   useShortcuts('Question', [
     { keys: 'Enter', description: 'confirm', run: onConfirm },
@@ -296,13 +298,14 @@ function ConfirmDialog(): React.JSX.Element | null {
           confirm.kind === 'bulk' && (
             <>
               <h2>
-                {confirm.state === 'accepted' ? 'Accept' : 'Reject'} all {queue.length} samples of the queue?
+                {confirm.state === 'accepted' ? 'Accept' : 'Reject'} all {count} samples of the queue?
               </h2>
               <p>
                 The queue: review state {filter.reviewState}
                 {filter.api && `, API ${filter.api}`}
                 {filter.endpoint && `, endpoint ${filter.endpoint}`}
-                {filter.synthesizedOnly && ', synthesized only'}. Each sample gets a revision; <kbd>u</kbd> does not undo a bulk decision, the Datasets page undoes one sample at a time.
+                {filter.synthesizedOnly && ', synthesized only'}
+                {filter.reviewState !== 'all' && `; the ${queue.length - count} decided since are left as they are`}. Each sample gets a revision; <kbd>u</kbd> does not undo a bulk decision, the Datasets page undoes one sample at a time.
               </p>
             </>
           )

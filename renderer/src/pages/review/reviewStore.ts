@@ -66,6 +66,9 @@ export interface ReviewPageState {
 /** The queue position being opened (the last asked for), ahead of the one shown. */
 let wanted: number | undefined;
 
+/** The queue's samples that still match its review-state filter: a bulk decision leaves those decided since alone. */
+export const selection = (queue: readonly Sample[], filter: QueueFilter): Sample[] => queue.filter((s) => filter.reviewState === 'all' || s.reviewState === filter.reviewState);
+
 const newestRevision = (detail: SampleDetail): number | undefined => detail.revisions.filter((r) => !r.undone).at(-1)?.id;
 
 export const useReview = create<ReviewPageState>()((set, get) => {
@@ -209,9 +212,10 @@ export const useReview = create<ReviewPageState>()((set, get) => {
     async bulk(state) {
       const { queue, datasetId, filter } = get();
       set({ confirm: undefined });
-      if (datasetId === undefined || queue.length === 0) return;
+      const chosen = selection(queue, filter);
+      if (datasetId === undefined || chosen.length === 0) return;
       const what = [filter.reviewState !== 'all' ? filter.reviewState : 'all states', filter.synthesizedOnly ? 'synthesized' : '', filter.api, filter.endpoint].filter(Boolean).join(', ');
-      const done = await attempt(() => client.reviewSamples({ datasetId, sampleIds: queue.map((s) => s.id), reviewState: state, reason: `bulk ${state === 'accepted' ? 'accept' : 'reject'} of the queue (${what})` }));
+      const done = await attempt(() => client.reviewSamples({ datasetId, sampleIds: chosen.map((s) => s.id), reviewState: state, reason: `bulk ${state === 'accepted' ? 'accept' : 'reject'} of the queue (${what})` }));
       if (done) await loadQueue();
     },
     setConfirm(confirm) {
