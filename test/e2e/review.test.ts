@@ -98,11 +98,13 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await expect.poll(() => page.getByRole('button', { name: /drop params\.colour/ }).count()).toBe(1);
     decided['fixed'] = await current();
     await page.keyboard.press('x');
+    await expect.poll(() => page.getByTestId('edit-diff').count()).toBe(1);
+    await shot(page, '3-fix-applied');
     await page.keyboard.press('f');
     const dialog = page.getByRole('dialog', { name: 'Confirm the fix' });
     await expect.poll(() => dialog.isVisible()).toBe(true);
     expect(await dialog.getByTestId('edit-diff').textContent()).toContain('config.params.colour"blue"');
-    await shot(page, '3-fix-diff');
+    await shot(page, '4-fix-diff');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('queue-position').textContent()).toBe('sample 2 of 7 in the queue');
 
@@ -119,7 +121,7 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await page.keyboard.press('r');
     await expect.poll(() => page.getByTestId('queue-position').textContent()).toBe('sample 4 of 7 in the queue');
     await expect.poll(() => progress.textContent()).toContain('3 of 28 reviewed · 1 accepted · 1 fixed · 1 rejected · 25 unreviewed');
-    await shot(page, '4-three-reviewed');
+    await shot(page, '5-three-reviewed');
 
     // u: the rejection is undone and the view goes back to that sample.
     await page.keyboard.press('u');
@@ -136,7 +138,7 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await expect.poll(() => current()).toBe(decided['fixed']);
     await expect.poll(() => page.getByTestId('review-history').textContent()).toContain('fixed: drop params.colour (not in the spec) → fixed');
     expect(await page.getByTestId('review-findings').count()).toBe(0);
-    await shot(page, '5-undone');
+    await shot(page, '6-undone');
   });
 
   it('exports only the accepted and the fixed sample', async () => {
@@ -164,7 +166,7 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await expect.poll(() => dialog.isVisible()).toBe(true);
     // The queue was loaded as the 7 unreviewed synthesized samples; the 2 decided since are left alone.
     expect(await dialog.locator('h2').textContent()).toBe('Reject all 5 samples of the queue?');
-    await shot(page, '6-bulk-confirm');
+    await shot(page, '7-bulk-confirm');
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog.count()).toBe(0);
     await page.keyboard.press('Shift+R');
@@ -195,6 +197,6 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await failure.locator('summary').click();
     expect(await failure.locator('pre').textContent()).toBe(truncated);
     await job.scrollIntoViewIfNeeded();
-    await shot(page, '7-failed-endpoint');
+    await shot(page, '8-failed-endpoint');
   });
 });
