@@ -31,6 +31,8 @@ export const EndpointExcerptSchema = z.object({
   summary: z.string().optional(),
   description: z.string().optional(),
   arguments: z.array(ArgumentSpecSchema),
+  /** How the endpoint authenticates, one line per accepted scheme: `header X-API-Key`, `Authorization: Bearer <token>`. */
+  auth: z.array(z.string()),
   body: z.object({ mediaType: z.string(), required: z.boolean(), schema: JsonValueSchema }).optional(),
 });
 export type EndpointExcerpt = z.infer<typeof EndpointExcerptSchema>;

@@ -23,11 +23,12 @@ const fixesOf = (config: RequestConfig): ReturnType<typeof quickFixes> => {
 
 describe('review aids', () => {
   it('the excerpt lists parameters with types, required marks, enums and the body schema', () => {
-    const rates = endpointExcerpt(resolveEndpoint(spec, RATES.url, 'get').endpoint!);
+    const rates = endpointExcerpt(spec, resolveEndpoint(spec, RATES.url, 'get').endpoint!);
     expect(rates.arguments.find((a) => a.name === 'weight_kg')).toMatchObject({ in: 'query', required: true, type: 'number' });
     expect(rates.arguments.find((a) => a.name === 'service_level')?.enum?.length).toBeGreaterThan(1);
     expect(rates.body).toBeUndefined();
-    const hook = endpointExcerpt(resolveEndpoint(spec, 'https://api.harbor.example/v2/webhooks', 'post').endpoint!);
+    expect(rates.auth).toEqual(['Authorization: Bearer <token>', 'header X-API-Key']);
+    const hook = endpointExcerpt(spec, resolveEndpoint(spec, 'https://api.harbor.example/v2/webhooks', 'post').endpoint!);
     expect(hook.arguments.filter((a) => a.in === 'body').map((a) => [a.name, a.required, a.type])).toEqual(
       expect.arrayContaining([
         ['url', true, 'string (uri)'],

@@ -38,7 +38,7 @@ export function displaySchema(value: unknown, depth = 8, seen: Set<object> = new
 const enumOf = (schema: JsonSchema | undefined): JsonValue[] | undefined => (Array.isArray(schema?.['enum']) ? (displaySchema(schema['enum']) as JsonValue[]) : undefined);
 
 /** The part of the spec a reviewer reads beside a sample: the endpoint's arguments with types, required marks, enums, descriptions, and its body schema. */
-export function endpointExcerpt(endpoint: Endpoint): EndpointExcerpt {
+export function endpointExcerpt(spec: ApiSpec, endpoint: Endpoint): EndpointExcerpt {
   const content = endpoint.requestBody?.contents.find((c) => /json/i.test(c.mediaType)) ?? endpoint.requestBody?.contents[0];
   const described = (text: unknown): { description?: string } => (typeof text === 'string' && text.trim() ? { description: text.trim() } : {});
   const withEnum = (schema: JsonSchema | undefined): { enum?: JsonValue[] } => {
@@ -69,6 +69,12 @@ export function endpointExcerpt(endpoint: Endpoint): EndpointExcerpt {
         ...(p.readOnly ? { readOnly: true } : {}),
       })),
     ],
+    auth: endpoint.security.map((name) => {
+      const scheme = spec.securitySchemes.find((s) => s.name === name);
+      if (scheme?.type === 'apiKey') return `${scheme.in} ${scheme.keyName}`;
+      if (scheme?.type === 'http') return `Authorization: ${scheme.scheme.toLowerCase() === 'bearer' ? 'Bearer <token>' : scheme.scheme}`;
+      return scheme ? `${scheme.type} (Authorization: Bearer <token>)` : name;
+    }),
     ...(content ? { body: { mediaType: content.mediaType, required: endpoint.requestBody?.required ?? false, schema: displaySchema(content.schema ?? {}) } } : {}),
   };
 }

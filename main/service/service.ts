@@ -301,7 +301,7 @@ export class WorkbenchService implements WorkbenchHandlers {
     if (!spec || !endpoint) return { excerpt: null, fixes: [], nearDuplicates: [] };
     const key = sampleEndpointKey(spec, sample);
     const sameEndpoint = this.store.listSamples(input.datasetId).filter((s) => s.api === sample.api && s.id !== sample.id && sampleEndpointKey(spec, s) === key);
-    return { excerpt: endpointExcerpt(endpoint), fixes: quickFixes(spec, endpoint, sample.config, sample.findings), nearDuplicates: nearDuplicates(sample, sameEndpoint) };
+    return { excerpt: endpointExcerpt(spec, endpoint), fixes: quickFixes(spec, endpoint, sample.config, sample.findings), nearDuplicates: nearDuplicates(sample, sameEndpoint) };
   }
 
   async getSample(input: Parsed<'getSample'>): Promise<Output<'getSample'>> {

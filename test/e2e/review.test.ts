@@ -199,4 +199,20 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await job.scrollIntoViewIfNeeded();
     await shot(page, '8-failed-endpoint');
   });
+
+  it('warns of a near duplicate: a new sample of the same endpoint with nearly the same task', async () => {
+    const original = answers.get('GET /webhooks')!;
+    standIn.respond.current = () => samplesReply([{ ...original, task: 'List all my webhook subscriptions.' }]);
+    await page.getByRole('button', { name: 'Synthesize', exact: true }).click();
+    const job = page.getByTestId('synthesis-job').first();
+    await expect.poll(() => job.getByTestId('job-counts').textContent(), { timeout: 30_000 }).toMatch(/^1 of 1 endpoints · 1 samples stored · 0 failed/);
+    await job.getByRole('button', { name: 'Review the new samples →' }).click();
+    await expect.poll(() => page.getByTestId('queue-position').textContent()).toBe('sample 1 of 1 in the queue');
+    // "list my webhook subscriptions" against "list all my webhook subscriptions": 4 of 5 words.
+    await expect.poll(() => page.getByTestId('near-duplicate').textContent()).toBe(
+      `Near duplicate: #23 (80% of words shared) asks the same endpoint with nearly the same task: “${original.task}”`,
+    );
+    expect(await page.getByTestId('spec-auth').textContent()).toBe('Auth (one of): Authorization: Bearer <token>, header X-API-Key');
+    await shot(page, '9-near-duplicate');
+  });
 });

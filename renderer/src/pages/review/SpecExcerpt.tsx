@@ -12,6 +12,16 @@ export function SpecExcerpt({ excerpt }: { excerpt: EndpointExcerpt | null | und
         {excerpt.summary && <span className="muted"> — {excerpt.summary}</span>}
       </p>
       {excerpt.description && <p className="muted small">{excerpt.description}</p>}
+      {excerpt.auth.length > 0 && (
+        <p className="small" data-testid="spec-auth">
+          Auth (one of): {excerpt.auth.map((a, i) => (
+            <span key={a}>
+              {i > 0 && ', '}
+              <code>{a}</code>
+            </span>
+          ))}
+        </p>
+      )}
       {excerpt.arguments.length === 0 ? (
         <p className="muted">No parameters.</p>
       ) : (
