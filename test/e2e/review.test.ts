@@ -214,5 +214,23 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     );
     expect(await page.getByTestId('spec-auth').textContent()).toBe('Auth (one of): Authorization: Bearer <token>, header X-API-Key');
     await shot(page, '9-near-duplicate');
+
+    // e edits the task by keyboard; Esc leaves the field; f shows the diff; Esc twice cancels and discards.
+    await page.keyboard.press('e');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' Only active ones.');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('f');
+    const dialog = page.getByRole('dialog', { name: 'Confirm the fix' });
+    await expect.poll(() => dialog.getByTestId('edit-diff').textContent()).toBe('wherebeforeaftertask"List all my webhook subscriptions.""List all my webhook subscriptions. Only active ones."');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('edit-diff').count()).toBe(0);
+    // ? lists the review keys.
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    for (const line of ['accept and go to the next sample', 'apply the first one-click fix', 'undo the last decision and go back to it', 'go to Review']) expect(await help.textContent()).toContain(line);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => help.count()).toBe(0);
   });
 });
