@@ -134,6 +134,7 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await page.keyboard.press('k');
     await expect.poll(() => current()).toBe(decided['accepted']);
     await expect.poll(() => page.getByTestId('review-history').textContent()).toContain('marked accepted → accepted · checklist ✓✓✓');
+    expect(await page.getByRole('group', { name: 'Checklist' }).locator('input:checked').count()).toBe(3);
     await page.keyboard.press('k');
     await expect.poll(() => current()).toBe(decided['fixed']);
     await expect.poll(() => page.getByTestId('review-history').textContent()).toContain('fixed: drop params.colour (not in the spec) → fixed');

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Checklist } from '../../../../main/api/constants.js';
+import { parseChecklist, type Checklist } from '../../../../main/api/constants.js';
 import type { Output, SampleDetail } from '../../../../main/api/contract.js';
 
 import type { DatasetSummary, RequestConfig, ReviewState, Sample } from '../../../../main/api/schemas.js';
@@ -152,7 +152,9 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       // Shown only once loaded, all at once: the keys act on the sample on screen, never on one
       // whose position is shown beside another's content. A later `open` may have overtaken this one.
       if (wanted !== index || !detail) return;
-      set({ index, detail, aid, draft: undefined, checklist: NO_CHECKLIST, confirm: undefined });
+      // A sample decided before shows the checklist given with its last decision.
+      const last = detail.revisions.filter((r) => !r.undone).at(-1);
+      set({ index, detail, aid, draft: undefined, checklist: (last && parseChecklist(last.reason)) || NO_CHECKLIST, confirm: undefined });
     },
     async move(by) {
       const { queue } = get();
