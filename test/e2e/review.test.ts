@@ -80,6 +80,12 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await expect.poll(() => page.getByTestId('coverage-summary').textContent()).toBe('22 of 22 endpoints have a sample');
     await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('28 samples');
     await shot(page, '2-synthesized');
+    // An endpoint of the coverage table filters the samples table to it, until the filter is cleared.
+    await page.getByTestId('coverage-table').getByRole('button', { name: 'GET /carriers', exact: true }).click();
+    await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('1 sample');
+    expect(await page.getByTestId('endpoint-filter').textContent()).toBe('endpoint GET /carriers✕');
+    await page.getByRole('button', { name: 'Clear the endpoint filter' }).click();
+    await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('28 samples');
   });
 
   it('reviews three samples by keyboard only: fix one with a one-click fix, accept one, reject one; undo', async () => {
