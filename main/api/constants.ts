@@ -40,6 +40,7 @@ export const METHOD_NAMES = [
   'getApiKeyStatus',
   'saveApiKey',
   'reviewSamples',
+  'getReviewAid',
 ] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 
@@ -77,3 +78,6 @@ export const LOCATION_ROWS: readonly (readonly [string, string])[] = [
   ['unnecessary', 'arguments_unnecessary'],
   ['illegal', 'arguments_illegal'],
 ];
+
+/** The review checklist as a revision's reason carries it (the renderer reads it back). */
+export { CHECKLIST_ITEMS, checklistNote, parseChecklist, type Checklist } from './checklist.js';

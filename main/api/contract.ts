@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MethodName } from './constants.js';
 import { CoverageSchema } from './coverage.js';
+import { ChecklistSchema, ReviewAidSchema } from './review.js';
 import { API_KEY_PROVIDERS, ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
 import {
   DatasetSummarySchema,
@@ -103,6 +104,8 @@ export const contract = {
        * sent keep what the sample holds at the moment of writing.
        */
       baseRevision: z.number().int().optional(),
+      /** The paper's three-point checklist, answered with the decision; kept in the revision's reason. */
+      checklist: ChecklistSchema.optional(),
     }),
     output: SampleDetailSchema,
   },
@@ -187,6 +190,8 @@ export const contract = {
     input: DatasetRef.extend({ sampleIds: z.array(z.string().min(1)).min(1), reviewState: ReviewStateSchema, reason: z.string().min(1).default('bulk review') }),
     output: z.object({ updated: z.number().int() }),
   },
+  /** What the review view shows beside a sample: the endpoint's spec excerpt, certain one-click fixes, near-duplicate tasks. */
+  getReviewAid: { input: SampleRef, output: ReviewAidSchema },
 } as const;
 
 export type Contract = typeof contract;

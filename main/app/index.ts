@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage } from 'electron';
 import { IPC_PICK_MODEL_CHANNEL } from '../api/constants.js';
 import { registerIpcTransport } from '../api/ipc.js';
 import { callMethod, openWorkbench, readDemo } from '../service/index.js';
+import { safeStorageKeys } from './keyStore.js';
 import { hardenElectron, trustedPage } from './security.js';
 
 /**
@@ -17,7 +18,9 @@ hardenElectron(isTrusted);
 
 async function main(): Promise<void> {
   await app.whenReady();
-  const workbench = openWorkbench({ db: process.env['WAPII_DB'] });
+  // Keys typed into the app are kept encrypted with safeStorage in userData, never in the database.
+  const apiKeys = safeStorageKeys({ file: path.join(app.getPath('userData'), 'api-keys.json'), safeStorage });
+  const workbench = openWorkbench({ db: process.env['WAPII_DB'], apiKeys });
   const seeded = await workbench.service.seedIfEmpty(readDemo(app.getAppPath()));
   if (!seeded.ok) console.error(seeded.error.message);
 

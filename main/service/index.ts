@@ -19,7 +19,7 @@ export interface Workbench extends Disposable {
 
 /** Opens the database (default: the user's data directory) and the service on top of it. */
 export function openWorkbench(
-  options: { db?: string | undefined; author?: string; prepare?: PrepareImport; evaluation?: Partial<NonNullable<ServiceOptions['evaluation']>> } = {},
+  options: { db?: string | undefined; author?: string; prepare?: PrepareImport; evaluation?: Partial<NonNullable<ServiceOptions['evaluation']>>; apiKeys?: ServiceOptions['apiKeys'] } = {},
 ): Workbench {
   const dbPath = options.db ?? defaultDatabasePath();
   const store = unwrap(Store.open(dbPath));
@@ -29,6 +29,7 @@ export function openWorkbench(
     store,
     ...(options.author ? { author: options.author } : {}),
     ...(options.prepare ? { prepare: options.prepare } : {}),
+    ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}),
     evaluation: { ...options.evaluation, modelsFolder },
   });
   const shutdown = async (): Promise<void> => {

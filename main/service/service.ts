@@ -10,6 +10,8 @@ import type { Demo } from './demo.js';
 import { seedDemoRuns } from './demoRuns.js';
 import { environmentKeys, keyStatus, type ApiKeyStore } from './apiKeys.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
+import { endpointExcerpt, nearDuplicates, quickFixes } from './review.js';
+import { checklistNote } from '../api/checklist.js';
 import { DEFAULT_SYNTHESIS_RETRY, SynthesisJobs } from './synthesis.js';
 import type { RetryPolicy } from '../synthesis/index.js';
 import { prepareDataset } from './prepare.js';
@@ -293,6 +295,16 @@ export class WorkbenchService implements WorkbenchHandlers {
     return { updated: samples.length };
   }
 
+  async getReviewAid(input: Parsed<'getReviewAid'>): Promise<Output<'getReviewAid'>> {
+    const sample = this.sample(input.datasetId, input.sampleId);
+    const spec = await this.specFor(input.datasetId, sample.api);
+    const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
+    if (!spec || !endpoint) return { excerpt: null, fixes: [], nearDuplicates: [] };
+    const key = sampleEndpointKey(spec, sample);
+    const sameEndpoint = this.store.listSamples(input.datasetId).filter((s) => s.api === sample.api && s.id !== sample.id && sampleEndpointKey(spec, s) === key);
+    return { excerpt: endpointExcerpt(spec, endpoint), fixes: quickFixes(spec, endpoint, sample.config, sample.findings), nearDuplicates: nearDuplicates(sample, sameEndpoint) };
+  }
+
   async getSample(input: Parsed<'getSample'>): Promise<Output<'getSample'>> {
     return this.detail(this.sample(input.datasetId, input.sampleId));
   }
@@ -313,7 +325,7 @@ export class WorkbenchService implements WorkbenchHandlers {
         };
         return ok({ after, findings: checkSample(spec, { ...current, config: after.config }) });
       },
-      { author: this.author, reason: input.reason, baseRevision: input.baseRevision },
+      { author: this.author, reason: input.checklist ? `${input.reason} ${checklistNote(input.checklist)}` : input.reason, baseRevision: input.baseRevision },
     );
     const sample = unwrap(edited);
     this.emit({ type: 'datasetsChanged' });

@@ -3,6 +3,7 @@ import { Layout, type NavItem } from './components/Layout.js';
 import { ComparePage } from './pages/compare/ComparePage.js';
 import { DatasetsPage } from './pages/datasets/DatasetsPage.js';
 import { ModelsPage } from './pages/models/ModelsPage.js';
+import { ReviewPage } from './pages/review/ReviewPage.js';
 import { NewRunPage } from './pages/runs/NewRunPage.js';
 import { RunPage } from './pages/runs/RunPage.js';
 import { RunsPage } from './pages/runs/RunsPage.js';
@@ -10,6 +11,7 @@ import { RunsPage } from './pages/runs/RunsPage.js';
 /** The pages, in the order of the work: curate a dataset, add a model, run, read the results, compare. */
 const NAV: readonly NavItem[] = [
   { to: '/datasets', label: 'Datasets', key: 'd' },
+  { to: '/review', label: 'Review', key: 'v' },
   { to: '/models', label: 'Models', key: 'm' },
   { to: '/runs/new', label: 'New run', key: 'n' },
   { to: '/runs', label: 'Runs', key: 'r' },
@@ -24,6 +26,7 @@ const router = createHashRouter([
     children: [
       { index: true, element: <Navigate to="/datasets" replace /> },
       { path: 'datasets', element: <DatasetsPage /> },
+      { path: 'review', element: <ReviewPage /> },
       { path: 'models', element: <ModelsPage /> },
       { path: 'runs', element: <RunsPage /> },
       { path: 'runs/new', element: <NewRunPage /> },

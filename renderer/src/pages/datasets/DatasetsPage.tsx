@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { step, useShortcuts } from '../../components/shortcuts.js';
 import { useDatasets } from './datasetsStore.js';
+import { CoveragePanel } from './CoveragePanel.js';
 import { Filters } from './Filters.js';
 import { ImportDialog } from './ImportDialog.js';
 import { SampleDetail } from './SampleDetail.js';
@@ -14,6 +15,7 @@ export function DatasetsPage(): React.JSX.Element {
   const loadDatasets = useDatasets((s) => s.loadDatasets);
   const hasDetail = useDatasets((s) => s.selected !== undefined);
   const [importing, setImporting] = useState(false);
+  const [coverage, setCoverage] = useState(false);
   useEffect(() => void loadDatasets(), [loadDatasets]);
   useShortcuts('Datasets', [
     { keys: 'j', description: 'next sample', run: () => move(1) },
@@ -23,10 +25,11 @@ export function DatasetsPage(): React.JSX.Element {
     { keys: 'Escape', description: 'close the sample', run: () => void useDatasets.getState().openSample(undefined) },
     { keys: '/', description: 'search', run: () => document.querySelector<HTMLInputElement>('.filters .search')?.focus() },
     { keys: 'i', description: 'import a dataset', run: () => setImporting(true) },
+    { keys: 's', description: 'show or hide coverage and synthesis', run: () => setCoverage((c) => !c) },
   ]);
   const current = datasets.find((d) => d.id === datasetId);
   return (
-    <main className={hasDetail ? 'page with-detail' : 'page'}>
+    <main className={hasDetail || coverage ? 'page with-detail' : 'page'}>
       <section className="list">
         <div className="toolbar">
           <select aria-label="Dataset" value={datasetId ?? ''} onChange={(e) => void selectDataset(Number(e.target.value))}>
@@ -43,6 +46,9 @@ export function DatasetsPage(): React.JSX.Element {
             </span>
           )}
           <span className="spacer" />
+          <button className="secondary" onClick={() => setCoverage((c) => !c)} title="s" aria-pressed={coverage}>
+            Coverage and synthesis
+          </button>
           <button onClick={() => setImporting(true)} title="i">
             Import dataset…
           </button>
@@ -50,7 +56,7 @@ export function DatasetsPage(): React.JSX.Element {
         <Filters />
         <SamplesTable />
       </section>
-      <SampleDetail />
+      {coverage && datasetId !== undefined ? <CoveragePanel datasetId={datasetId} onClose={() => setCoverage(false)} /> : <SampleDetail />}
       {importing && <ImportDialog onClose={() => setImporting(false)} />}
     </main>
   );

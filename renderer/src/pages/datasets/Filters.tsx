@@ -61,6 +61,14 @@ export function Filters(): React.JSX.Element {
           <option value="flagged">flagged</option>
         </select>
       </label>
+      {filter.endpoint && (
+        <span className="chip" data-testid="endpoint-filter">
+          endpoint <code>{filter.endpoint}</code>
+          <button className="link" aria-label="Clear the endpoint filter" onClick={() => void setFilter({ endpoint: undefined })}>
+            ✕
+          </button>
+        </span>
+      )}
       <input className="search" type="search" placeholder="Search task and request…" aria-label="Search" value={text} onChange={(e) => setText(e.target.value)} />
       <span className="count" data-testid="sample-count">
         {count} sample{count === 1 ? '' : 's'}

@@ -1,0 +1,294 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
+import type { Input, Output } from '../../../../main/api/contract.js';
+import { getClient } from '../../client.js';
+import { attempt } from '../../notices.js';
+import { useReview } from '../review/reviewStore.js';
+import { useDatasets } from './datasetsStore.js';
+import './coverage.css';
+
+type Coverage = Output<'getCoverage'>;
+type Job = Output<'getSynthesisJob'>;
+type KeyStatus = Output<'getApiKeyStatus'>[number];
+type Provider = Input<'synthesize'>['provider'];
+
+const DEFAULT_MODELS: Record<Provider, string> = { gemini: 'gemini-2.5-pro', openai: 'gpt-4.1', local: '' };
+
+/**
+ * Coverage of the chosen dataset (every endpoint of each API's spec with its sample count, the
+ * uncovered ones first in mind) and synthesis jobs that fill the gaps.
+ */
+export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClose: () => void }): React.JSX.Element {
+  const client = getClient();
+  const navigate = useNavigate();
+  const setFilter = useDatasets((s) => s.setFilter);
+  const [coverage, setCoverage] = useState<Coverage>();
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [keys, setKeys] = useState<KeyStatus[]>([]);
+  const [scope, setScope] = useState<'uncovered' | 'all' | 'chosen'>('uncovered');
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [api, setApi] = useState('');
+  const [provider, setProvider] = useState<Provider>('gemini');
+  const [model, setModel] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [modelFile, setModelFile] = useState('');
+  const [concurrency, setConcurrency] = useState(4);
+  const [key, setKey] = useState('');
+
+  const reload = useCallback(async () => {
+    const [c, j, k] = await Promise.all([attempt(() => client.getCoverage({ datasetId })), attempt(() => client.listSynthesisJobs({ datasetId })), attempt(() => client.getApiKeyStatus({}))]);
+    if (c) setCoverage(c);
+    if (j) setJobs(j);
+    if (k) setKeys(k);
+  }, [client, datasetId]);
+  useEffect(() => void reload(), [reload]);
+  useEffect(
+    () =>
+      client.onEvent((e) => {
+        if (e.type !== 'datasetsChanged') return;
+        void reload();
+        // New samples: the table beside the panel shows them too.
+        void useDatasets.getState().setFilter({});
+      }),
+    [client, reload],
+  );
+  // A running job is followed by polling it: its counts, tokens and failures change as it goes.
+  const running = jobs.some((j) => j.status === 'running');
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => void reload(), 1000);
+    return () => clearInterval(t);
+  }, [running, reload]);
+
+  const start = async (): Promise<void> => {
+    const endpoints = scope === 'chosen' ? [...chosen] : scope;
+    if (Array.isArray(endpoints) && endpoints.length === 0) return;
+    const job = await attempt(() =>
+      client.synthesize({
+        datasetId,
+        provider,
+        endpoints: endpoints as Input<'synthesize'>['endpoints'],
+        concurrency,
+        ...(api ? { api } : {}),
+        ...(model.trim() ? { model: model.trim() } : {}),
+        ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
+        ...(provider === 'local' && modelFile.trim() ? { modelFile: modelFile.trim() } : {}),
+      }),
+    );
+    if (job) await reload();
+  };
+  const keyStatus = keys.find((k) => k.provider === provider);
+
+  return (
+    <aside className="detail coverage-panel" data-testid="coverage-panel">
+      <header>
+        <h2>Coverage and synthesis</h2>
+        <button className="link" onClick={onClose} aria-label="Close">
+          ✕
+        </button>
+      </header>
+      {coverage?.apis.map((a) => {
+        const uncovered = a.endpoints.filter((e) => e.samples === 0);
+        return (
+          <section key={a.api} data-testid={`coverage-${a.api}`}>
+            <h3>
+              {a.api} <span className="muted">— {a.specTitle}</span>
+            </h3>
+            <p data-testid="coverage-summary">
+              <strong>
+                {a.covered} of {a.total}
+              </strong>{' '}
+              endpoints have a sample{a.unmatched > 0 && ` · ${a.unmatched} samples match no endpoint`}
+            </p>
+            {uncovered.length > 0 && (
+              <p className="uncovered" data-testid="uncovered">
+                Uncovered ({uncovered.length}):{' '}
+                {uncovered.map((e, i) => (
+                  <span key={e.key}>
+                    {i > 0 && ', '}
+                    <code>{e.key}</code>
+                  </span>
+                ))}
+              </p>
+            )}
+          </section>
+        );
+      })}
+
+      <section className="synthesize" data-testid="synthesize-form">
+        <h3>Synthesize samples</h3>
+        <div className="row" role="radiogroup" aria-label="Endpoints">
+          {(['uncovered', 'all', 'chosen'] as const).map((s) => (
+            <label key={s}>
+              <input type="radio" name="scope" checked={scope === s} onChange={() => setScope(s)} /> {s === 'chosen' ? `chosen (${chosen.size})` : s}
+            </label>
+          ))}
+        </div>
+        <div className="form-grid">
+          <label>
+            API
+            <select aria-label="Synthesis API" value={api} onChange={(e) => setApi(e.target.value)}>
+              <option value="">every API</option>
+              {coverage?.apis.map((a) => (
+                <option key={a.api}>{a.api}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Provider
+            <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+              <option value="gemini">Gemini</option>
+              <option value="openai">OpenAI-compatible</option>
+              <option value="local">local GGUF</option>
+            </select>
+          </label>
+          <label>
+            Model
+            <input aria-label="Model" value={model} placeholder={DEFAULT_MODELS[provider] || 'from the file'} onChange={(e) => setModel(e.target.value)} />
+          </label>
+          {provider === 'local' ? (
+            <label>
+              GGUF file
+              <input aria-label="Model file" value={modelFile} placeholder="/path/to/model.gguf" onChange={(e) => setModelFile(e.target.value)} />
+            </label>
+          ) : (
+            <label>
+              Base URL
+              <input aria-label="Base URL" value={baseUrl} placeholder={provider === 'gemini' ? 'the SDK default' : 'http://localhost:8080/v1'} onChange={(e) => setBaseUrl(e.target.value)} />
+            </label>
+          )}
+          <label>
+            Concurrency
+            <input aria-label="Concurrency" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(Math.max(1, Number(e.target.value) || 1))} />
+          </label>
+        </div>
+        {provider !== 'local' && (
+          <div className="api-key">
+            <span data-testid="key-status">
+              API key: {keyStatus?.set ? `set (${keyStatus.source === 'environment' ? 'from the environment' : 'saved, encrypted'})` : 'not set'}
+            </span>
+            <input type="password" aria-label="API key" autoComplete="off" value={key} placeholder="paste a key to save it (never shown again)" onChange={(e) => setKey(e.target.value)} />
+            <button
+              className="secondary"
+              disabled={!key.trim()}
+              onClick={async () => {
+                const saved = await attempt(() => client.saveApiKey({ provider, key: key.trim() }));
+                setKey('');
+                if (saved) setKeys((k) => k.map((x) => (x.provider === saved.provider ? saved : x)));
+              }}
+            >
+              Save key
+            </button>
+          </div>
+        )}
+        <div className="row">
+          <button onClick={() => void start()} disabled={running || (scope === 'chosen' && chosen.size === 0)}>
+            Synthesize
+          </button>
+        </div>
+      </section>
+
+      {jobs.length > 0 && (
+        <section>
+          <h3>Jobs</h3>
+          {[...jobs].reverse().map((job) => (
+            <JobCard key={job.id} job={job} onChange={() => void reload()} onReview={() => {
+              useReview.setState({ datasetId, filter: { reviewState: 'unreviewed', synthesizedOnly: true, api: '', endpoint: '' } });
+              void navigate('/review');
+            }} />
+          ))}
+        </section>
+      )}
+      {coverage?.apis.map((a) => (
+        <section key={a.api}>
+          <h3>Every endpoint of {a.api}</h3>
+          <table className="grid coverage" data-testid="coverage-table">
+              <tbody>
+                {a.endpoints.map((e) => (
+                  <tr key={e.key} className={e.samples === 0 ? 'uncovered' : undefined}>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`choose ${e.key}`}
+                        checked={chosen.has(e.key)}
+                        onChange={() =>
+                          setChosen((c) => {
+                            const next = new Set(c);
+                            if (next.has(e.key)) next.delete(e.key);
+                            else next.add(e.key);
+                            if (next.size > 0) setScope('chosen');
+                            return next;
+                          })
+                        }
+                      />
+                    </td>
+                    <td>
+                      <button className="link endpoint" title="show its samples" onClick={() => void setFilter({ api: a.api, endpoint: e.key })}>
+                        <code>{e.key}</code>
+                      </button>
+                      {e.summary && <div className="muted small">{e.summary}</div>}
+                    </td>
+                    <td className="count">{e.samples}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+        </section>
+      ))}
+    </aside>
+  );
+}
+
+function JobCard({ job, onChange, onReview }: { job: Job; onChange: () => void; onReview: () => void }): React.JSX.Element {
+  const client = getClient();
+  const failed = job.endpoints.filter((e) => e.status === 'failed');
+  const { counts, usage } = job;
+  const done = counts.done + counts.failed;
+  return (
+    <div className={`job ${job.status}`} data-testid="synthesis-job" data-status={job.status}>
+      <div className="job-head">
+        <strong>
+          Job {job.id} · {job.provider} {job.model}
+        </strong>
+        <span className={`job-status ${job.status}`}>{job.status}</span>
+      </div>
+      <progress max={counts.endpoints} value={done} aria-label="endpoints done" />
+      <p className="small" data-testid="job-counts">
+        {done} of {counts.endpoints} endpoints · {counts.samples} samples stored · {counts.failed} failed · {usage.inputTokens.toLocaleString()} in / {usage.outputTokens.toLocaleString()} out tokens · {usage.requests} requests
+        {usage.retries > 0 && ` (${usage.retries} retried)`} · ${job.costUsd.toFixed(4)} estimated
+      </p>
+      <div className="row">
+        {job.status === 'running' && (
+          <button className="secondary" onClick={async () => (await attempt(() => client.cancelSynthesis({ jobId: job.id }))) && onChange()}>
+            Cancel
+          </button>
+        )}
+        {(job.status === 'cancelled' || job.status === 'interrupted') && (
+          <button className="secondary" onClick={async () => (await attempt(() => client.resumeSynthesis({ jobId: job.id }))) && onChange()}>
+            Resume
+          </button>
+        )}
+        {job.status !== 'running' && counts.samples > 0 && (
+          <button className="secondary" onClick={onReview}>
+            Review the new samples →
+          </button>
+        )}
+      </div>
+      {failed.length > 0 && (
+        <ul className="job-failures" data-testid="job-failures">
+          {failed.map((e) => (
+            <li key={`${e.api} ${e.endpoint}`}>
+              <code>{e.endpoint}</code> <span className="rule">{e.failure}</span> {e.message}
+              {e.rawAnswer !== undefined && (
+                <details>
+                  <summary>raw answer</summary>
+                  <pre className="config">{e.rawAnswer}</pre>
+                </details>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,227 @@
+import { create } from 'zustand';
+import { parseChecklist, type Checklist } from '../../../../main/api/constants.js';
+import type { Output, SampleDetail } from '../../../../main/api/contract.js';
+
+import type { DatasetSummary, RequestConfig, ReviewState, Sample } from '../../../../main/api/schemas.js';
+import { getClient } from '../../client.js';
+import { attempt, useNotices } from '../../notices.js';
+
+export type Coverage = Output<'getCoverage'>;
+export type ReviewAid = Output<'getReviewAid'>;
+export type QuickFix = ReviewAid['fixes'][number];
+export type EndpointExcerpt = NonNullable<ReviewAid['excerpt']>;
+
+/** Which samples the queue holds: by default the unreviewed ones. */
+export interface QueueFilter {
+  reviewState: ReviewState | 'all';
+  synthesizedOnly: boolean;
+  api: string;
+  endpoint: string;
+}
+
+export interface Draft {
+  task: string;
+  config: RequestConfig;
+  /** What changed, for the revision's reason (the one-click fixes applied, or "edited"). */
+  notes: string[];
+}
+
+export type Confirm = { kind: 'fixed' } | { kind: 'bulk'; state: 'accepted' | 'rejected' };
+
+const NO_CHECKLIST: Checklist = { unambiguous: false, solves: false, reflected: false };
+
+export interface ReviewPageState {
+  datasets: DatasetSummary[];
+  datasetId: number | undefined;
+  coverage: Coverage | undefined;
+  filter: QueueFilter;
+  /** The queue as filtered when it was loaded: a decided sample stays in it, so `k` goes back to it. */
+  queue: Sample[];
+  index: number;
+  /** Every sample of the dataset, for the progress counts. */
+  all: Sample[];
+  detail: SampleDetail | undefined;
+  aid: ReviewAid | undefined;
+  draft: Draft | undefined;
+  checklist: Checklist;
+  confirm: Confirm | undefined;
+  /** Samples decided here, newest last: `u` undoes the newest and goes back to it. */
+  decided: string[];
+  busy: boolean;
+
+  load(): Promise<void>;
+  selectDataset(id: number): Promise<void>;
+  setFilter(patch: Partial<QueueFilter>): Promise<void>;
+  open(index: number): Promise<void>;
+  move(by: 1 | -1): Promise<void>;
+  setDraft(draft: Draft | undefined): void;
+  toggleChecklist(key: keyof Checklist): void;
+  decide(state: 'accepted' | 'rejected'): Promise<void>;
+  saveFixed(): Promise<void>;
+  undo(): Promise<void>;
+  bulk(state: 'accepted' | 'rejected'): Promise<void>;
+  setConfirm(confirm: Confirm | undefined): void;
+}
+
+/** The queue position being opened (the last asked for), ahead of the one shown. */
+let wanted: number | undefined;
+
+/** The queue's samples that still match its review-state filter: a bulk decision leaves those decided since alone. */
+export const selection = (queue: readonly Sample[], filter: QueueFilter): Sample[] => queue.filter((s) => filter.reviewState === 'all' || s.reviewState === filter.reviewState);
+
+const newestRevision = (detail: SampleDetail): number | undefined => detail.revisions.filter((r) => !r.undone).at(-1)?.id;
+
+export const useReview = create<ReviewPageState>()((set, get) => {
+  const client = getClient();
+
+  const refreshAll = async (): Promise<void> => {
+    const { datasetId } = get();
+    if (datasetId === undefined) return;
+    const all = await attempt(() => client.listSamples({ datasetId, filter: {} }));
+    if (all) set({ all });
+  };
+  const loadQueue = async (): Promise<void> => {
+    const { datasetId, filter } = get();
+    if (datasetId === undefined) return set({ queue: [], detail: undefined, aid: undefined });
+    set({ busy: true });
+    const samples = await attempt(() =>
+      client.listSamples({
+        datasetId,
+        filter: { ...(filter.reviewState !== 'all' ? { reviewState: filter.reviewState } : {}), ...(filter.api ? { api: filter.api } : {}), ...(filter.endpoint ? { endpoint: filter.endpoint } : {}) },
+      }),
+    );
+    set({ busy: false });
+    const queue = (samples ?? []).filter((s) => !filter.synthesizedOnly || s.provenance);
+    wanted = undefined;
+    set({ queue, index: 0, detail: undefined, aid: undefined, draft: undefined });
+    await Promise.all([refreshAll(), queue.length > 0 ? get().open(0) : Promise.resolve()]);
+  };
+  /** After a decision: the new state in the queue, the counts, and on to the next sample. */
+  const decided = async (detail: SampleDetail, advance: boolean): Promise<void> => {
+    set((s) => ({
+      queue: s.queue.map((x) => (x.id === detail.sample.id ? detail.sample : x)),
+      decided: [...s.decided, detail.sample.id],
+      detail,
+      draft: undefined,
+    }));
+    await refreshAll();
+    const { index, queue } = get();
+    if (advance && index + 1 < queue.length) await get().open(index + 1);
+  };
+
+  return {
+    datasets: [],
+    datasetId: undefined,
+    coverage: undefined,
+    filter: { reviewState: 'unreviewed', synthesizedOnly: false, api: '', endpoint: '' },
+    queue: [],
+    index: 0,
+    all: [],
+    detail: undefined,
+    aid: undefined,
+    draft: undefined,
+    checklist: NO_CHECKLIST,
+    confirm: undefined,
+    decided: [],
+    busy: false,
+
+    async load() {
+      const datasets = await attempt(() => client.listDatasets({}));
+      if (!datasets) return;
+      set({ datasets });
+      const current = get().datasetId;
+      const id = current !== undefined && datasets.some((d) => d.id === current) ? current : datasets.at(-1)?.id;
+      if (id !== undefined) await get().selectDataset(id);
+    },
+    async selectDataset(id) {
+      set({ datasetId: id, decided: [], coverage: undefined });
+      const coverage = await attempt(() => client.getCoverage({ datasetId: id }));
+      if (coverage) set({ coverage });
+      await loadQueue();
+    },
+    async setFilter(patch) {
+      set((s) => ({ filter: { ...s.filter, ...patch, ...(patch.api !== undefined && patch.api !== s.filter.api ? { endpoint: '' } : {}) } }));
+      await loadQueue();
+    },
+    async open(index) {
+      const { queue, datasetId } = get();
+      const sample = queue[index];
+      if (!sample || datasetId === undefined) return;
+      wanted = index;
+      const [detail, aid] = await Promise.all([attempt(() => client.getSample({ datasetId, sampleId: sample.id })), attempt(() => client.getReviewAid({ datasetId, sampleId: sample.id }))]);
+      // Shown only once loaded, all at once: the keys act on the sample on screen, never on one
+      // whose position is shown beside another's content. A later `open` may have overtaken this one.
+      if (wanted !== index || !detail) return;
+      // A sample decided before shows the checklist given with its last decision.
+      const last = detail.revisions.filter((r) => !r.undone).at(-1);
+      set({ index, detail, aid, draft: undefined, checklist: (last && parseChecklist(last.reason)) || NO_CHECKLIST, confirm: undefined });
+    },
+    async move(by) {
+      const { queue } = get();
+      const from = wanted ?? get().index;
+      const next = Math.min(queue.length - 1, Math.max(0, from + by));
+      if (next !== from) await get().open(next);
+    },
+    setDraft(draft) {
+      set({ draft });
+    },
+    toggleChecklist(key) {
+      set((s) => ({ checklist: { ...s.checklist, [key]: !s.checklist[key] } }));
+    },
+    async decide(state) {
+      const { detail, draft, checklist } = get();
+      if (!detail) return;
+      if (draft) {
+        useNotices.getState().showError('this sample has unsaved changes: press f to save them as fixed, or Esc to discard them');
+        return;
+      }
+      const done = await attempt(() =>
+        client.editSample({ datasetId: detail.sample.datasetId, sampleId: detail.sample.id, reviewState: state, reason: `marked ${state}`, checklist, baseRevision: newestRevision(detail) }),
+      );
+      if (done) await decided(done, true);
+    },
+    async saveFixed() {
+      const { detail, draft, checklist } = get();
+      if (!detail || !draft) return;
+      set({ confirm: undefined });
+      const reason = `fixed: ${draft.notes.length > 0 ? draft.notes.join('; ') : 'edited'}`;
+      const taskChanged = draft.task !== detail.sample.task;
+      const done = await attempt(() =>
+        client.editSample({
+          datasetId: detail.sample.datasetId,
+          sampleId: detail.sample.id,
+          ...(taskChanged ? { task: draft.task } : {}),
+          config: draft.config,
+          reviewState: 'fixed',
+          reason,
+          checklist,
+          baseRevision: newestRevision(detail),
+        }),
+      );
+      if (done) await decided(done, true);
+    },
+    async undo() {
+      const { decided: stack, detail, datasetId } = get();
+      const sampleId = stack.at(-1) ?? (detail?.canUndo ? detail.sample.id : undefined);
+      if (!sampleId || datasetId === undefined) return;
+      const restored = await attempt(() => client.undoEdit({ datasetId, sampleId }));
+      if (!restored) return;
+      set((s) => ({ decided: s.decided.slice(0, -1), queue: s.queue.map((x) => (x.id === sampleId ? restored.sample : x)) }));
+      await refreshAll();
+      const index = get().queue.findIndex((x) => x.id === sampleId);
+      if (index >= 0) await get().open(index);
+    },
+    async bulk(state) {
+      const { queue, datasetId, filter } = get();
+      set({ confirm: undefined });
+      const chosen = selection(queue, filter);
+      if (datasetId === undefined || chosen.length === 0) return;
+      const what = [filter.reviewState !== 'all' ? filter.reviewState : 'all states', filter.synthesizedOnly ? 'synthesized' : '', filter.api, filter.endpoint].filter(Boolean).join(', ');
+      const done = await attempt(() => client.reviewSamples({ datasetId, sampleIds: chosen.map((s) => s.id), reviewState: state, reason: `bulk ${state === 'accepted' ? 'accept' : 'reject'} of the queue (${what})` }));
+      if (done) await loadQueue();
+    },
+    setConfirm(confirm) {
+      set({ confirm });
+    },
+  };
+});
