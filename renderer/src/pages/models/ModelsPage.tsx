@@ -157,7 +157,7 @@ export function ModelsPage(): React.JSX.Element {
         failed ? <Failed what="the models" retry={() => void load()} /> : <Loading what="models" />
       ) : models.length === 0 ? (
         <Empty title="The library is empty." testId="models-empty">
-          Add a GGUF file by its path, scan the models folder, or download one above. For a quick test, <code>npx wapii make-test-model --vocab qwen2 --out /tmp/tiny.gguf</code> writes a tiny random-weight model.
+          Add a GGUF file by its path, pick one from the models folder, scan the folder, or download one above. For a quick test, <code>npx wapii make-test-model --vocab qwen2 --out /tmp/tiny.gguf</code> writes a tiny random-weight model.
         </Empty>
       ) : (
         <div className="table-scroll">
