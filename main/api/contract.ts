@@ -127,10 +127,11 @@ export const contract = {
   /** What startRun would do: samples after the subset, outputs, and a one-line estimate; refuses what startRun refuses. */
   previewRun: {
     input: StartRunInputSchema,
-    output: z.object({ samples: z.number().int(), outputs: z.number().int(), apis: z.array(z.string()), estimate: z.string() }),
+    /** `runs`: one per knowledge condition; `outputs` counts them all. */
+    output: z.object({ samples: z.number().int(), outputs: z.number().int(), runs: z.number().int(), apis: z.array(z.string()), estimate: z.string() }),
   },
-  /** Queues a run; it starts when the runs before it are done. */
-  startRun: { input: StartRunInputSchema, output: z.object({ runId: z.number().int() }) },
+  /** Queues a run per knowledge condition (`runIds`, in the order given; `runId` is the first); each starts when the runs before it are done. */
+  startRun: { input: StartRunInputSchema, output: z.object({ runId: z.number().int(), runIds: z.array(z.number().int()) }) },
   /** Stops a queued or running run; finished outputs are kept. */
   cancelRun: { input: z.object({ runId: z.number().int() }), output: RunSummarySchema },
   /** Queues a cancelled or interrupted run again; stored outputs are not regenerated (errored ones are with retryErrors). */

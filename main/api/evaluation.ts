@@ -135,6 +135,11 @@ export const StartRunInputSchema = z.object({
   sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
   parallel: z.number().int().min(1).max(64).default(1),
   contextSize: z.number().int().min(64).default(1024),
+  /**
+   * API knowledge in the prompt (main/prompt/knowledge.ts): `none`, `endpoint`, `params`, `docs`,
+   * `example`, `full`, `retrieved:k`, or parts joined by `+`. One run is queued per condition.
+   */
+  knowledge: z.array(z.string().min(1).max(200)).min(1).max(32).default(['none']),
 });
 
 export const RunProgressSchema = z.object({
@@ -162,6 +167,8 @@ export const RunSummarySchema = z.object({
   setup: z.string().nullable(),
   setting: z.string().nullable(),
   prompt: z.string().nullable(),
+  /** The knowledge condition of a generation run (`none`, `endpoint+params`, ...); null for scored imported code. */
+  knowledge: z.string().nullable(),
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
   /** Outputs planned (samples × n) and stored. */

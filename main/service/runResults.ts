@@ -174,6 +174,7 @@ export class RunResults {
       setup: setting('setup'),
       setting: setting('setting'),
       prompt: setting('prompt'),
+      knowledge: run.kind === 'generation' ? String(run.settings['knowledge'] ?? run.manifest?.['knowledge'] ?? 'none') : null,
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
       total: run.total ?? run.done,

@@ -102,6 +102,7 @@ export function RunPage(): React.JSX.Element {
         <div className="toolbar run-header">
           <h2 data-testid="run-title">
             Run {run.id} · {run.model ?? run.kind} · {setupLabel(run)}
+            {run.knowledge && run.knowledge !== 'none' && <span data-testid="run-knowledge"> · knowledge: {run.knowledge}</span>}
           </h2>
           <span className={`status s-${summary.status}`} data-testid="run-status">
             {summary.status}
@@ -190,7 +191,7 @@ function Results({ run, runs }: { run: RunDetail; runs: readonly RunSummary[] })
  */
 function useGrid(run: RunDetail, runs: readonly RunSummary[]): GridCell[] | undefined {
   const [cells, setCells] = useState<GridCell[] | undefined>();
-  const siblings = runs.filter((r) => r.kind === run.kind && r.model === run.model && r.datasetId === run.datasetId && r.prompt === run.prompt && r.setup && r.setting && r.done > 0);
+  const siblings = runs.filter((r) => r.kind === run.kind && r.model === run.model && r.datasetId === run.datasetId && r.prompt === run.prompt && r.knowledge === run.knowledge && r.setup && r.setting && r.done > 0);
   const pick = (setup: string, setting: string): RunSummary | undefined => siblings.filter((r) => r.setup === setup && r.setting === setting).sort((a, b) => b.id - a.id)[0];
   const chosen = (['full', 'argument'] as const).map((setup) => ({ setup, u: pick(setup, 'unconstrained'), c: pick(setup, 'constrained') }));
   const key = chosen.map((c) => `${c.u?.id}/${c.u?.done}/${c.c?.id}/${c.c?.done}`).join(',');
