@@ -28,6 +28,7 @@ export const METHOD_NAMES = [
   'listRunSamples',
   'getRunSample',
   'compareRuns',
+  'compareConditions',
   'overrideVerdict',
   'exportRun',
   'getCoverage',
@@ -49,3 +50,23 @@ export const IPC_CHANNEL_PREFIX = 'wapii:';
 export const IPC_EVENT_CHANNEL = 'wapii:event';
 
 export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;
+
+/** Why an output failed (main/scoring/taxonomy.ts classifies; here so the renderer can list them without the engine). */
+export const FAILURE_CLASSES = [
+  'hallucinated_endpoint',
+  'wrong_endpoint',
+  'illegal_method',
+  'wrong_method',
+  'missing_required_argument',
+  'missing_argument',
+  'illegal_argument',
+  'unnecessary_argument',
+  'wrong_value_type',
+  'wrong_value',
+  'syntax_error',
+  'runtime_error',
+  'incomplete',
+  'no_request',
+  'timeout',
+  'unsatisfiable',
+] as const;

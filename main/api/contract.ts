@@ -12,6 +12,7 @@ import {
 } from './schemas.js';
 import {
   CompareResultSchema,
+  ConditionComparisonSchema,
   DownloadSchema,
   DOWNLOAD_STATUSES,
   EXPORT_FORMATS,
@@ -160,6 +161,8 @@ export const contract = {
     }),
     output: CompareResultSchema,
   },
+  /** Runs of one dataset and model under different knowledge conditions: correct (t), illegal (e), gain over `none`, failure classes. */
+  compareConditions: { input: z.object({ runIds: z.array(z.number().int()).min(1).max(64) }), output: ConditionComparisonSchema },
   /** Overrides a sample's verdict in a run (null restores the scorer's); history kept, statistics recomputed. */
   overrideVerdict: {
     input: z.object({ runId: z.number().int(), index: z.number().int(), attempt: z.number().int().default(0), verdict: SampleVerdictSchema.nullable(), reason: z.string().min(1) }),

@@ -61,6 +61,22 @@ describe('wapii run --dataset <stored> / wapii runs', () => {
     const prompts = withStore(db, (s) => [2, 3].map((id) => s.getRun(id)!.samples[0]!.prompt ?? ''));
     expect(prompts[0]).not.toContain('// Endpoint:');
     expect(prompts[1]).toContain('// Endpoint: GET https://api.harbor.example/v2/me\n');
+
+    // `wapii report` counts the failure classes: every output that is not correct carries at least one.
+    const report = JSON.parse((await cli('--db', db, 'report', '3', '--json')).stdout) as { statistics: Record<string, number>; failures: { counts: Record<string, number>; unclassified: number } };
+    const failing = 2 - Math.round(report.statistics['samples_correct_wrt_total']! * 2);
+    expect(report.failures.unclassified).toBe(0);
+    expect(Object.values(report.failures.counts).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(failing);
+    const text = (await cli('--db', db, 'report', '3')).stdout;
+    expect(text).toMatch(failing > 0 ? /failure class \(outputs\)/ : /no failures/);
+
+    // `wapii conditions` on runs of a stored dataset needs no --specs: it is the service's comparison.
+    const conditions = await cli('--db', db, 'conditions', '2', '3', '--json');
+    expect(conditions.code, conditions.stderr).toBe(0);
+    const rows = JSON.parse(conditions.stdout) as { run: number; knowledge: string; outputs: number; correct: number; gain: number | null }[];
+    expect(rows.map((r) => [r.run, r.knowledge, r.outputs])).toEqual([[2, 'none', 2], [3, 'endpoint', 2]]);
+    expect(rows[1]!.gain).toBeCloseTo(rows[1]!.correct - rows[0]!.correct, 10);
+    expect((await cli('--db', db, 'conditions', '2', '3')).stdout).toMatch(/│ 3 +│ endpoint +│ 2 +│/);
   }, 300_000);
 
   it('refuses a subset with no sample, an unknown dataset and a model busy in another process: one line, nothing written', async () => {

@@ -12,6 +12,7 @@ import { RunJobs } from './jobs.js';
 import { ModelLibrary } from './models.js';
 import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimateLine, inputManifest, selectSubset, settingsOf, snapshotWithKnowledge, type StartRunInput } from './runPlan.js';
 import { RunResults } from './runResults.js';
+import { compareConditions } from './runConditions.js';
 
 /** The evaluation methods of the contract (models, runs, results), as the service implements them. */
 export type EvaluationMethod =
@@ -32,6 +33,7 @@ export type EvaluationMethod =
   | 'listRunSamples'
   | 'getRunSample'
   | 'compareRuns'
+  | 'compareConditions'
   | 'overrideVerdict'
   | 'exportRun';
 
@@ -235,6 +237,7 @@ export class EvaluationService implements EvaluationHandlers {
   listRunSamples = (input: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.results.listRunSamples(input);
   getRunSample = (input: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.results.getRunSample(input);
   compareRuns = (input: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.results.compareRuns(input);
+  compareConditions = (input: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> => compareConditions(this.results, input.runIds);
   overrideVerdict = (input: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.results.overrideVerdict(input);
   exportRun = (input: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.results.exportRun(input);
 }

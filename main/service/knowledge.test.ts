@@ -125,6 +125,76 @@ function knowledgeSuite(name: string, setup: () => Promise<Setup>): void {
       expect((await s.client.getRunSample({ runId: runIds[1]!, index: 0 })).sample_verdict).toBe('correct');
     }, 120_000);
 
+    it('classifies every output: classes per row, a failure filter, counts per run and API that agree with the verdicts', async () => {
+      // `none` calls an endpoint the API lacks: every output is a hallucinated endpoint, as many as illegal URLs.
+      const none = await s.client.getRun({ runId: runIds[0]! });
+      expect(none.failures).toMatchObject({ counts: { hallucinated_endpoint: 6, wrong_endpoint: 0 }, per_api: { harbor: { hallucinated_endpoint: 6 } }, unclassified: 0 });
+      expect((none.statistics?.['urls_illegal_wrt_executable'] as number) * (none.statistics?.['samples_executable'] as number)).toBe(6);
+      expect((await s.client.listRunSamples({ runId: none.id, filter: { failures: ['hallucinated_endpoint'] } })).total).toBe(6);
+      // `endpoint` gets the URL right and sends no argument: sample 1 (region, limit) misses them, sample 0 is correct and carries no class.
+      const rows = (await s.client.listRunSamples({ runId: runIds[1]! })).rows;
+      expect(rows[0]!.failures).toEqual([]);
+      expect(rows[1]!.failures).toEqual(['missing_argument']);
+      const detail = await s.client.getRunSample({ runId: runIds[1]!, index: 1 });
+      expect(detail.failures).toEqual(['missing_argument']);
+      const endpoint = await s.client.getRun({ runId: runIds[1]! });
+      const missing = rows.filter((r) => r.failures.includes('missing_argument') || r.failures.includes('missing_required_argument')).length;
+      expect(missing).toBe(rows.filter((r) => (r.argumentCounts['missing'] ?? 0) > 0).length);
+      expect(endpoint.failures?.counts.hallucinated_endpoint).toBe(0);
+      const filtered = await s.client.listRunSamples({ runId: runIds[1]!, filter: { failures: ['missing_argument', 'missing_required_argument'] } });
+      expect(filtered.total).toBe(missing);
+    });
+
+    it('classifies the outputs of runs stored before failure classes were, on read, and stores them; an override reclassifies', async () => {
+      const demo = (await s.client.listRuns({})).find((r) => r.demo && r.model?.startsWith('demo-coder-7b') && r.setting === 'unconstrained')!;
+      const db = s.workbench.store.connection;
+      const stored = (): (string | null)[] => (db.prepare('SELECT failures FROM run_samples WHERE run_id = ? ORDER BY sample_index').all(demo.id) as { failures: string | null }[]).map((r) => r.failures);
+      const first = await s.client.getRun({ runId: demo.id });
+      db.prepare('UPDATE run_samples SET failures = NULL WHERE run_id = ?').run(demo.id);
+      s.workbench.service.evaluation.results.invalidate(demo.id);
+      expect(stored().every((f) => f === null)).toBe(true);
+      const run = await s.client.getRun({ runId: demo.id });
+      expect(run.failures).toEqual(first.failures);
+      expect(stored().every((f) => f !== null)).toBe(true);
+      // The demo's sample 12 sends limit "50" for 50; sample 13 throws; sample 4 calls an illegal URL.
+      const rows = (await s.client.listRunSamples({ runId: demo.id })).rows;
+      expect(rows[12]!.failures).toEqual(['wrong_value_type']);
+      expect(rows[13]!.failures).toEqual(['runtime_error']);
+      expect(rows[4]!.failures).toContain('hallucinated_endpoint');
+      expect(run.failures!.counts.hallucinated_endpoint).toBe(rows.filter((r) => r.url_verdict === 'illegal').length);
+      expect(run.failures!.counts.runtime_error).toBe(rows.filter((r) => r.error_verdict === 'runtime_error').length);
+      await s.client.overrideVerdict({ runId: demo.id, index: 12, verdict: 'correct', reason: 'the API accepts "50"' });
+      expect((await s.client.getRunSample({ runId: demo.id, index: 12 })).failures).toEqual([]);
+      expect((await s.client.getRun({ runId: demo.id })).failures!.counts.wrong_value_type).toBe(run.failures!.counts.wrong_value_type - 1);
+      await s.client.overrideVerdict({ runId: demo.id, index: 12, verdict: null, reason: 'restored' });
+    });
+
+    it('compares the conditions: correct (t), illegal (e), gain over none, failure classes; refuses runs of another model', async () => {
+      const result = await s.client.compareConditions({ runIds });
+      expect(result).toMatchObject({ dataset: 'demo', model: 'fake' });
+      expect(result.rows.map((r) => [r.runId, r.knowledge, r.setup, r.setting, r.outputs])).toEqual([
+        [runIds[0], 'none', 'full', 'unconstrained', 6],
+        [runIds[1], 'endpoint', 'full', 'unconstrained', 6],
+        [runIds[2], 'full', 'full', 'unconstrained', 6],
+        [runIds[3], 'retrieved:3', 'full', 'unconstrained', 6],
+      ]);
+      const [none, endpoint] = [result.rows[0]!, result.rows[1]!];
+      expect(none).toMatchObject({ correct: 0, illegal: 1, gain: 0 });
+      expect(endpoint.illegal).toBeLessThan(none.illegal);
+      expect(endpoint.correct).toBeGreaterThan(0);
+      expect(endpoint.gain).toBeCloseTo(endpoint.correct - none.correct, 10);
+      for (const row of result.rows) {
+        const run = await s.client.getRun({ runId: row.runId });
+        expect(row.correct).toBe(run.correct);
+        expect(row.failures).toEqual(run.failures?.counts);
+      }
+      expect(none.failures.hallucinated_endpoint).toBe(6);
+      expect(result.classes).toContain('hallucinated_endpoint');
+      expect(result.classes).toContain('missing_argument');
+      const demo = (await s.client.listRuns({})).find((r) => r.demo)!;
+      await expect(s.client.compareConditions({ runIds: [runIds[0]!, demo.id] })).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(/^the runs use different models \(fake, demo-coder/) });
+    });
+
     it('resumes a knowledge run with the prompts it started with', async () => {
       const runId = runIds[1]!;
       const asked = server.prompts.length;

@@ -102,6 +102,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   listRunSamples = (i: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.evaluation.listRunSamples(i);
   getRunSample = (i: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.evaluation.getRunSample(i);
   compareRuns = (i: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.evaluation.compareRuns(i);
+  compareConditions = (i: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> => this.evaluation.compareConditions(i);
   overrideVerdict = (i: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.evaluation.overrideVerdict(i);
   exportRun = (i: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.evaluation.exportRun(i);
 

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import type { RunDetail, RunSummary } from '../../api.js';
+import type { RunDetail, RunSampleRow, RunSummary } from '../../api.js';
 import { getClient } from '../../client.js';
 import { Empty, Loading } from '../../components/Empty.js';
 import { ExportButtons } from '../../components/ExportButtons.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { when } from '../../format.js';
-import { GridChart, PerApiChart, VerdictChart, type GridCell } from './RunCharts.js';
+import { FailureChart, FailureTable, GridChart, PerApiChart, VerdictChart, type GridCell } from './RunCharts.js';
 import { RunProgress } from './RunProgress.js';
 import { HeadlineTable, LocationTable } from './RunResults.js';
 import { RunSamples } from './RunSamples.js';
@@ -132,7 +132,18 @@ export function RunPage(): React.JSX.Element {
             Results
           </button>
         </div>
-        {tab === 'samples' ? <RunSamples /> : <Results run={run} runs={runs} />}
+        {tab === 'samples' ? (
+          <RunSamples />
+        ) : (
+          <Results
+            run={run}
+            runs={runs}
+            onFailure={(failure) => {
+              void useRunPage.getState().setFilter({ failures: [failure] });
+              setTab('samples');
+            }}
+          />
+        )}
       </section>
       {tab === 'samples' && <SampleInspector />}
     </main>
@@ -162,7 +173,7 @@ function DatasetChanged({ run }: { run: RunDetail }): React.JSX.Element {
   );
 }
 
-function Results({ run, runs }: { run: RunDetail; runs: readonly RunSummary[] }): React.JSX.Element {
+function Results({ run, runs, onFailure }: { run: RunDetail; runs: readonly RunSummary[]; onFailure: (failure: RunSampleRow['failures'][number]) => void }): React.JSX.Element {
   const grid = useGrid(run, runs);
   if (!run.statistics)
     return <Empty title="No output stored yet.">The tables and charts appear as soon as the run stores its first scored output.</Empty>;
@@ -179,6 +190,10 @@ function Results({ run, runs }: { run: RunDetail; runs: readonly RunSummary[] })
         </section>
         <PerApiChart run={run} />
         <VerdictChart run={run} />
+        <section>
+          <FailureChart run={run} onPick={onFailure} />
+          <FailureTable run={run} />
+        </section>
         {grid && <GridChart cells={grid} />}
       </div>
     </div>
