@@ -278,7 +278,7 @@ export function NewRunPage(): React.JSX.Element {
                 {c.label}
               </label>
             ))}
-            <label className="check">
+            <label className="check" style={{ gridColumn: '1 / -1' }}>
               <input type="checkbox" aria-label="knowledge retrieved" checked={retrieved} onChange={(e) => setRetrieved(e.target.checked)} />
               retrieved: the top
               <input className="narrow" aria-label="Retrieved endpoints" disabled={!retrieved} value={retrievedK} onChange={(e) => setRetrievedK(e.target.value)} />
