@@ -31,6 +31,7 @@ export const METHOD_NAMES = [
   'compareConditions',
   'overrideVerdict',
   'exportRun',
+  'diffSpecVersion',
   'getCoverage',
   'synthesize',
   'resumeSynthesis',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MethodName } from './constants.js';
 import { CoverageSchema } from './coverage.js';
+import { SpecVersionDiffSchema } from './specVersions.js';
 import { API_KEY_PROVIDERS, ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
 import {
   DatasetSummarySchema,
@@ -170,6 +171,9 @@ export const contract = {
   },
   /** csv/json: the samples (reference names); markdown/latex: the headline tables; codes: `NNNN_code.js` per sample. */
   exportRun: { input: z.object({ runId: z.number().int(), format: z.enum(EXPORT_FORMATS) }), output: z.object({ files: z.record(z.string(), z.string()) }) },
+
+  /** A second version of an API's spec against the stored one: added, removed and changed endpoints, samples that break, samples on novel endpoints (nothing stored). */
+  diffSpecVersion: { input: DatasetRef.extend({ api: z.string().min(1), spec: FileInputSchema }), output: SpecVersionDiffSchema },
 
   // --- coverage, synthesis, bulk review (main/service/synthesis.ts) ---
   getCoverage: { input: DatasetRef.extend({ api: z.string().optional() }), output: CoverageSchema },

@@ -6,6 +6,7 @@ import { ModelsPage } from './pages/models/ModelsPage.js';
 import { NewRunPage } from './pages/runs/NewRunPage.js';
 import { RunPage } from './pages/runs/RunPage.js';
 import { RunsPage } from './pages/runs/RunsPage.js';
+import { SpecVersionsPage } from './pages/specs/SpecVersionsPage.js';
 
 /** The pages, in the order of the work: curate a dataset, add a model, run, read the results, compare. */
 const NAV: readonly NavItem[] = [
@@ -14,6 +15,7 @@ const NAV: readonly NavItem[] = [
   { to: '/runs/new', label: 'New run', key: 'n' },
   { to: '/runs', label: 'Runs', key: 'r' },
   { to: '/compare', label: 'Compare', key: 'c' },
+  { to: '/specs', label: 'Spec versions', key: 'v' },
 ];
 
 // A hash router: the same URLs work from Electron's file:// and from `wapii serve`.
@@ -29,6 +31,7 @@ const router = createHashRouter([
       { path: 'runs/new', element: <NewRunPage /> },
       { path: 'runs/:runId', element: <RunPage /> },
       { path: 'compare', element: <ComparePage /> },
+      { path: 'specs', element: <SpecVersionsPage /> },
       { path: '*', element: <Navigate to="/datasets" replace /> },
     ],
   },
