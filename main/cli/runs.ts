@@ -99,8 +99,9 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       io.stderr(`${run.status}: ${run.done} finished outputs of run ${runId} are stored; continue with \`wapii run --dataset ${dataset.id} --resume ${runId}\`\n`);
       continue;
     }
-    const failed = run.total - run.done;
-    if (failed > 0) io.stderr(`${failed} outputs of run ${runId} are missing\n`);
+    // A prompt that does not fit the context (a long knowledge condition) fails each output with that reason: say so here, not only in the store.
+    const failed = await client.listRunSamples({ runId, filter: { errored: true }, limit: 1 });
+    if (failed.total > 0) io.stderr(`${failed.total} outputs of run ${runId} failed; the first: ${failed.rows[0]?.error}\n`);
     reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(wb.store.getRun(runId)!) });
   }
   if (reports.length === 0) return;

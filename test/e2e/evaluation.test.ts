@@ -80,7 +80,7 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^20 samples × 4 runs = 80 outputs · each run: /);
     await shot(page, '3-new-run');
     await page.getByRole('button', { name: 'Queue 4 runs' }).click();
-    await expect.poll(() => page.locator('[data-testid=runs-table] tbody tr').count()).toBe(4);
+    await expect.poll(() => page.locator('[data-testid=runs-table] tbody tr').count(), { timeout: 60_000 }).toBe(4);
   });
 
   it('follows the progress of the four runs to the end', async () => {
