@@ -203,7 +203,6 @@ export class RunJobs {
       }
     };
     let backend: GenerationBackend | undefined;
-    let final: { status: RunStatus; fields: { error?: string; finished?: boolean } } | undefined;
     try {
       const specs = new Map<string, ApiSpec>();
       for (const input of inputs) {
@@ -229,16 +228,14 @@ export class RunJobs {
         onProgress,
       });
       await this.ctx.results.storeStatistics(runId);
-      if (result.interrupted) final = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' } };
-      else final = { status: 'finished', fields: { finished: true } };
+      if (result.interrupted) this.setStatus(runId, this.active.stopAs, { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' });
+      else this.setStatus(runId, 'finished', { finished: true });
     } catch (error) {
-      final = { status: 'failed', fields: { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' } };
+      this.setStatus(runId, 'failed', { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' });
     } finally {
       await backend?.[Symbol.asyncDispose]();
       this.live.delete(runId);
       this.active = undefined;
-      // The final status goes out once the run is no longer active: a client that sees it can resume the run at once.
-      if (final) this.setStatus(runId, final.status, final.fields);
       markStopped();
     }
   }
