@@ -29,8 +29,10 @@ export const METHOD_NAMES = [
   'listRunSamples',
   'getRunSample',
   'compareRuns',
+  'compareConditions',
   'overrideVerdict',
   'exportRun',
+  'diffSpecVersion',
   'getCoverage',
   'synthesize',
   'resumeSynthesis',
@@ -81,3 +83,23 @@ export const LOCATION_ROWS: readonly (readonly [string, string])[] = [
 
 /** The review checklist as a revision's reason carries it (the renderer reads it back). */
 export { CHECKLIST_ITEMS, checklistNote, parseChecklist, type Checklist } from './checklist.js';
+
+/** Why an output failed (main/scoring/taxonomy.ts classifies; here so the renderer can list them without the engine). */
+export const FAILURE_CLASSES = [
+  'hallucinated_endpoint',
+  'wrong_endpoint',
+  'illegal_method',
+  'wrong_method',
+  'missing_required_argument',
+  'missing_argument',
+  'illegal_argument',
+  'unnecessary_argument',
+  'wrong_value_type',
+  'wrong_value',
+  'syntax_error',
+  'runtime_error',
+  'incomplete',
+  'no_request',
+  'timeout',
+  'unsatisfiable',
+] as const;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { MethodName } from './constants.js';
 import { CoverageSchema } from './coverage.js';
 import { ChecklistSchema, ReviewAidSchema } from './review.js';
+import { SpecVersionDiffSchema } from './specVersions.js';
 import { API_KEY_PROVIDERS, ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
 import {
   DatasetSummarySchema,
@@ -13,6 +14,7 @@ import {
 } from './schemas.js';
 import {
   CompareResultSchema,
+  ConditionComparisonSchema,
   DownloadSchema,
   DOWNLOAD_STATUSES,
   EXPORT_FORMATS,
@@ -135,10 +137,11 @@ export const contract = {
   /** What startRun would do: samples after the subset, outputs, and a one-line estimate; refuses what startRun refuses. */
   previewRun: {
     input: StartRunInputSchema,
-    output: z.object({ samples: z.number().int(), outputs: z.number().int(), apis: z.array(z.string()), estimate: z.string() }),
+    /** `runs`: one per knowledge condition; `outputs` counts them all. */
+    output: z.object({ samples: z.number().int(), outputs: z.number().int(), runs: z.number().int(), apis: z.array(z.string()), estimate: z.string() }),
   },
-  /** Queues a run; it starts when the runs before it are done. */
-  startRun: { input: StartRunInputSchema, output: z.object({ runId: z.number().int() }) },
+  /** Queues a run per knowledge condition (`runIds`, in the order given; `runId` is the first); each starts when the runs before it are done. */
+  startRun: { input: StartRunInputSchema, output: z.object({ runId: z.number().int(), runIds: z.array(z.number().int()) }) },
   /** Stops a queued or running run; finished outputs are kept. */
   cancelRun: { input: z.object({ runId: z.number().int() }), output: RunSummarySchema },
   /** Queues a cancelled or interrupted run again; stored outputs are not regenerated (errored ones are with retryErrors). */
@@ -167,6 +170,8 @@ export const contract = {
     }),
     output: CompareResultSchema,
   },
+  /** Runs of one dataset and model under different knowledge conditions: correct (t), illegal (e), gain over `none`, failure classes. */
+  compareConditions: { input: z.object({ runIds: z.array(z.number().int()).min(1).max(64) }), output: ConditionComparisonSchema },
   /** Overrides a sample's verdict in a run (null restores the scorer's); history kept, statistics recomputed. */
   overrideVerdict: {
     input: z.object({ runId: z.number().int(), index: z.number().int(), attempt: z.number().int().default(0), verdict: SampleVerdictSchema.nullable(), reason: z.string().min(1) }),
@@ -174,6 +179,9 @@ export const contract = {
   },
   /** csv/json: the samples (reference names); markdown/latex: the headline tables; codes: `NNNN_code.js` per sample. */
   exportRun: { input: z.object({ runId: z.number().int(), format: z.enum(EXPORT_FORMATS) }), output: z.object({ files: z.record(z.string(), z.string()) }) },
+
+  /** A second version of an API's spec against the stored one: added, removed and changed endpoints, samples that break, samples on novel endpoints (nothing stored). */
+  diffSpecVersion: { input: DatasetRef.extend({ api: z.string().min(1), spec: FileInputSchema }), output: SpecVersionDiffSchema },
 
   // --- coverage, synthesis, bulk review (main/service/synthesis.ts) ---
   getCoverage: { input: DatasetRef.extend({ api: z.string().optional() }), output: CoverageSchema },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FAILURE_CLASSES } from './constants.js';
 import { JsonValueSchema, RequestConfigSchema, ReviewStateSchema } from './schemas.js';
 
 /**
@@ -16,6 +17,16 @@ export const ARGUMENT_VERDICTS = ['correct', 'incorrect_value', 'missing', 'unne
 export const ARGUMENT_LOCATIONS = ['headers', 'params', 'path_params', 'data'] as const;
 
 export const SampleVerdictSchema = z.enum(SAMPLE_VERDICTS);
+export const FailureClassSchema = z.enum(FAILURE_CLASSES);
+/** How many outputs carry each failure class (an output may carry several). */
+export const FailureCountsSchema = z.record(FailureClassSchema, z.number().int());
+export const RunFailuresSchema = z.object({
+  counts: FailureCountsSchema,
+  per_api: z.record(z.string(), FailureCountsSchema),
+  /** Scored outputs that could not be classified (a file run stored before failure classes were; `wapii conditions --specs` classifies them). */
+  unclassified: z.number().int(),
+});
+export type RunFailures = z.infer<typeof RunFailuresSchema>;
 export const ErrorVerdictSchema = z.enum(ERROR_VERDICTS);
 export const PartVerdictSchema = z.enum(PART_VERDICTS);
 export const ArgumentVerdictSchema = z.enum(ARGUMENT_VERDICTS);
@@ -135,6 +146,11 @@ export const StartRunInputSchema = z.object({
   sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
   parallel: z.number().int().min(1).max(64).default(1),
   contextSize: z.number().int().min(64).default(1024),
+  /**
+   * API knowledge in the prompt (main/prompt/knowledge.ts): `none`, `endpoint`, `params`, `docs`,
+   * `example`, `full`, `retrieved:k`, or parts joined by `+`. One run is queued per condition.
+   */
+  knowledge: z.array(z.string().min(1).max(200)).min(1).max(32).default(['none']),
 });
 
 export const RunProgressSchema = z.object({
@@ -162,6 +178,8 @@ export const RunSummarySchema = z.object({
   setup: z.string().nullable(),
   setting: z.string().nullable(),
   prompt: z.string().nullable(),
+  /** The knowledge condition of a generation run (`none`, `endpoint+params`, ...); null for scored imported code. */
+  knowledge: z.string().nullable(),
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
   /** Outputs planned (samples × n) and stored. */
@@ -197,6 +215,8 @@ export const RunDetailSchema = RunSummarySchema.extend({
   datasetChanges: z.array(DatasetChangeSchema),
   progress: RunProgressSchema.nullable(),
   apis: z.array(z.string()),
+  /** Failure classes of the scored outputs (overrides applied), for the run and per API; null before any output is stored. */
+  failures: RunFailuresSchema.nullable(),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 
@@ -215,6 +235,8 @@ export const RunSampleFilterSchema = z.object({
   overridden: z.boolean().optional(),
   /** Outputs that failed to generate (retried by resumeRun with retryErrors). */
   errored: z.boolean().optional(),
+  /** Outputs carrying at least one of these failure classes. */
+  failures: z.array(FailureClassSchema).optional(),
 });
 export type RunSampleFilter = z.infer<typeof RunSampleFilterSchema>;
 
@@ -233,6 +255,8 @@ export const RunSampleRowSchema = z.object({
   endpoint_verdict: PartVerdictSchema.nullable(),
   /** How many arguments got each verdict. */
   argumentCounts: z.record(z.string(), z.number().int()),
+  /** The output's failure classes (main/scoring/taxonomy.ts), overrides applied; empty when correct or not scored. */
+  failures: z.array(FailureClassSchema),
   overridden: z.boolean(),
   error: z.string().nullable(),
   tokens: z.number().int().nullable(),
@@ -343,5 +367,30 @@ export const CompareResultSchema = z.object({
   rows: z.array(CompareRowSchema),
 });
 export type CompareResult = z.infer<typeof CompareResultSchema>;
+
+export const ConditionRowSchema = z.object({
+  runId: z.number().int(),
+  knowledge: z.string(),
+  setup: z.string().nullable(),
+  setting: z.string().nullable(),
+  status: RunStatusSchema,
+  /** Scored outputs. */
+  outputs: z.number().int(),
+  correct: z.number(),
+  illegal: z.number(),
+  /** Correct (t) minus that of the `none` run of the same setup and setting, as a fraction (0.125 = 12.5 points); null without one. */
+  gain: z.number().nullable(),
+  failures: FailureCountsSchema,
+  unclassified: z.number().int(),
+});
+export const ConditionComparisonSchema = z.object({
+  dataset: z.string(),
+  model: z.string().nullable(),
+  /** In the order asked. */
+  rows: z.array(ConditionRowSchema),
+  /** The failure classes any of the runs has, in taxonomy order. */
+  classes: z.array(FailureClassSchema),
+});
+export type ConditionComparison = z.infer<typeof ConditionComparisonSchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json', 'markdown', 'latex', 'codes'] as const;

@@ -10,7 +10,8 @@ import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBa
 import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
-import { openWorkbench, prepareDataset } from '../service/index.js';
+import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
+import type { RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
 import { readFileInput, readSpecDir } from './files.js';
@@ -18,6 +19,7 @@ import { runOnStoredDataset } from './runs.js';
 import type { CliIo } from './program.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
+import { failureTable } from './taxonomy.js';
 
 const positiveInt = (name: string, value: string, min = 1): number => {
   const n = Number(value);
@@ -227,12 +229,20 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .command('report')
     .description("a stored run's metrics: the paper's headline table, per API and per argument location")
     .argument('<run>', 'run number')
-    .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does')
-    .action((ref: string, opts: { json?: boolean }) => {
+    .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does, plus failures: {counts, per_api, unclassified}')
+    .action(async (ref: string, opts: { json?: boolean }) => {
       const run = loadRun(program, ref);
       const report = reportOf(run);
-      if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
-      else io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
+      const failures = await runFailureCounts(program, run.id);
+      if (opts.json) {
+        io.stdout(JSON.stringify({ ...report, ...(failures ? { failures } : {}) }, null, 2) + '\n');
+        return;
+      }
+      io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
+      if (failures) {
+        io.stdout(`\n${failureTable({ ...failures, samples: {} })}`);
+        if (failures.unclassified > 0) io.stdout(`${failures.unclassified} outputs are not classified (stored before failure classes were, without a snapshot of their samples): \`wapii conditions ${run.id} --specs <dir>\` classifies them\n`);
+      }
     });
 
   program
@@ -268,6 +278,16 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       io.stdout(`\n${changed.length} samples changed verdict\n`);
       if (changed.length > 0) io.stdout(formatTable(['sample', `run ${runA.id}`, `run ${runB.id}`], changed.map((c) => [String(c.index), c.a ?? '-', c.b ?? '-'])));
     });
+}
+
+/** The failure classes of a stored run as the service counts them (overrides applied; older outputs classified and stored on the way). */
+async function runFailureCounts(program: Command, runId: number): Promise<RunDetail['failures']> {
+  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+  try {
+    return (await localClient(wb.service).getRun({ runId })).failures;
+  } finally {
+    await wb.shutdown();
+  }
 }
 
 function packageVersions(): Record<string, string> {

@@ -44,7 +44,39 @@ describe('wapii run --dataset <stored> / wapii runs', () => {
       expect.objectContaining({ id: 1, status: 'finished', dataset: 'demo', model: 'qwen2-L2-D64-S1', setup: 'full', setting: 'unconstrained', kind: 'generation', total: 2, done: 2 }),
     ]);
     const table = await cli('--db', db, 'runs');
-    expect(table.stdout).toMatch(/│ 1 +│ finished +│ demo +│ qwen2-L2-D64-S1 +│ full +│ unconstrained +│ 2\/2 /);
+    expect(table.stdout).toMatch(/│ 1 +│ finished +│ demo +│ qwen2-L2-D64-S1 +│ full +│ unconstrained +│ none +│ 2\/2 /);
+  }, 300_000);
+
+  it('queues one run per --knowledge condition on a stored dataset, each recording its condition and prompting with it', async () => {
+    const bad = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--knowledge', 'none,nope');
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toMatch(/^wapii: unknown knowledge condition "nope" in "nope"/);
+    const grid = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '2', '--max-tokens', '4', '--gpu', 'cpu', '--knowledge', 'none,endpoint', '--json');
+    expect(grid.code).toBe(0);
+    expect(grid.stderr).toMatch(/^run 2: 2 outputs to generate on dataset "demo" \(knowledge: none\)\nrun 3: 2 outputs to generate on dataset "demo" \(knowledge: endpoint\)\n/);
+    const reports = JSON.parse(grid.stdout) as { run: number; knowledge?: string }[];
+    expect(reports.map((r) => [r.run, r.knowledge])).toEqual([[2, undefined], [3, 'endpoint']]);
+    const runs = JSON.parse((await cli('--db', db, 'runs', '--json')).stdout) as { id: number; knowledge: string }[];
+    expect(runs.filter((r) => r.id >= 2).map((r) => r.knowledge)).toEqual(['none', 'endpoint']);
+    const prompts = withStore(db, (s) => [2, 3].map((id) => s.getRun(id)!.samples[0]!.prompt ?? ''));
+    expect(prompts[0]).not.toContain('// Endpoint:');
+    expect(prompts[1]).toContain('// Endpoint: GET https://api.harbor.example/v2/me\n');
+
+    // `wapii report` counts the failure classes: every output that is not correct carries at least one.
+    const report = JSON.parse((await cli('--db', db, 'report', '3', '--json')).stdout) as { statistics: Record<string, number>; failures: { counts: Record<string, number>; unclassified: number } };
+    const failing = 2 - Math.round(report.statistics['samples_correct_wrt_total']! * 2);
+    expect(report.failures.unclassified).toBe(0);
+    expect(Object.values(report.failures.counts).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(failing);
+    const text = (await cli('--db', db, 'report', '3')).stdout;
+    expect(text).toMatch(failing > 0 ? /failure class \(outputs\)/ : /no failures/);
+
+    // `wapii conditions` on runs of a stored dataset needs no --specs: it is the service's comparison.
+    const conditions = await cli('--db', db, 'conditions', '2', '3', '--json');
+    expect(conditions.code, conditions.stderr).toBe(0);
+    const rows = JSON.parse(conditions.stdout) as { run: number; knowledge: string; outputs: number; correct: number; gain: number | null }[];
+    expect(rows.map((r) => [r.run, r.knowledge, r.outputs])).toEqual([[2, 'none', 2], [3, 'endpoint', 2]]);
+    expect(rows[1]!.gain).toBeCloseTo(rows[1]!.correct - rows[0]!.correct, 10);
+    expect((await cli('--db', db, 'conditions', '2', '3')).stdout).toMatch(/│ 3 +│ endpoint +│ 2 +│/);
   }, 300_000);
 
   it('refuses a subset with no sample, an unknown dataset and a model busy in another process: one line, nothing written', async () => {
@@ -62,7 +94,7 @@ describe('wapii run --dataset <stored> / wapii runs', () => {
     );
     const snapshot = withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]));
     const busy = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '1');
-    expect(busy).toMatchObject({ code: 1, stdout: '', stderr: `wapii: model qwen2-L2-D64-S1 is busy: run 2 (process ${process.ppid}) is generating with it; wait for it or cancel it there\n` });
+    expect(busy).toMatchObject({ code: 1, stdout: '', stderr: `wapii: model qwen2-L2-D64-S1 is busy: run 4 (process ${process.ppid}) is generating with it; wait for it or cancel it there\n` });
     expect(withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]))).toBe(snapshot);
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import { WapiiError } from '../api/result.js';
 import type { GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
-import { emptySubsetMessage, selectSubset } from '../service/runPlan.js';
+import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';
 import type { z } from 'zod';
 import type { CliIo } from './program.js';
 import { percent } from './scoring.js';
@@ -40,11 +40,14 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     const known = wb.store.listDatasets().map((d) => `${d.id} "${d.name}"`).join(', ') || 'none';
     throw new WapiiError('not_found', `no stored dataset "${str('dataset')}" in ${wb.dbPath} (have: ${known}); a dataset file needs --specs <dir>`);
   }
-  let runId: number;
+  let runIds: number[];
+  // `none` unless given: a resumed run keeps the condition it was made with.
+  const knowledge = str('knowledge').split(',').map((k) => k.trim()).filter((k) => k !== '');
   if (opts['resume'] !== undefined) {
-    runId = int('--resume', str('resume'), 1);
+    const runId = int('--resume', str('resume'), 1);
     const summary = await client.resumeRun({ runId, retryErrors: opts['retryErrors'] === true });
-    io.stderr(`resuming run ${runId}: ${summary.done} outputs stored, ${summary.total - summary.done} to generate\n`);
+    io.stderr(`resuming run ${runId}${summary.knowledge && summary.knowledge !== 'none' ? ` (knowledge: ${summary.knowledge})` : ''}: ${summary.done} outputs stored, ${summary.total - summary.done} to generate\n`);
+    runIds = [runId];
   } else {
     if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
     const subset = {
@@ -55,6 +58,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     // Checked before the model joins the library, so a wrong subset writes nothing at all.
     const all = wb.store.listSamples(dataset.id);
     if (selectSubset(all, subset).length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, subset));
+    conditionsOf({ knowledge });
     const model: z.input<typeof StartRunInputSchema>['model'] = opts['model']
       ? { modelId: (await client.addModel({ path: str('model') })).id }
       : { remote: { url: str('remote'), model: str('remoteModel') } };
@@ -68,11 +72,18 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
       parallel: Number(str('parallel')),
       contextSize: Number(str('context')),
+      knowledge,
     };
-    runId = (await client.startRun(input)).runId;
-    io.stderr(`run ${runId}: ${(await client.getRun({ runId })).total} outputs to generate on dataset "${dataset.name}"\n`);
+    runIds = (await client.startRun(input)).runIds;
+    for (const runId of runIds) {
+      const run = await client.getRun({ runId });
+      io.stderr(`run ${runId}: ${run.total} outputs to generate on dataset "${dataset.name}"${runIds.length > 1 || run.knowledge !== 'none' ? ` (knowledge: ${run.knowledge})` : ''}\n`);
+    }
   }
-  const onAbort = (): void => void client.cancelRun({ runId }).catch(() => undefined);
+  // One Ctrl-C cancels every run this command queued; finished outputs stay.
+  const onAbort = (): void => {
+    for (const runId of runIds) void client.cancelRun({ runId }).catch(() => undefined);
+  };
   io.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await wb.service.evaluation.jobs.idle();
@@ -80,21 +91,31 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     io.signal?.removeEventListener('abort', onAbort);
   }
   if (io.isTTY) io.stderr('\n');
-  const run = await client.getRun({ runId });
-  if (run.status !== 'finished') {
-    if (run.status === 'failed') throw new WapiiError('bad_input', `run ${runId} failed: ${run.error}`);
-    io.stderr(`${run.status}: ${run.done} finished outputs are stored; continue with \`wapii run --dataset ${dataset.id} --resume ${runId}\`\n`);
-    return;
+  const reports: { run: number; knowledge: string | null; report: ReturnType<typeof reportOf> }[] = [];
+  for (const runId of runIds) {
+    const run = await client.getRun({ runId });
+    if (run.status !== 'finished') {
+      if (run.status === 'failed') throw new WapiiError('bad_input', `run ${runId} failed: ${run.error}`);
+      io.stderr(`${run.status}: ${run.done} finished outputs of run ${runId} are stored; continue with \`wapii run --dataset ${dataset.id} --resume ${runId}\`\n`);
+      continue;
+    }
+    // A prompt that does not fit the context (a long knowledge condition) fails each output with that reason: say so here, not only in the store.
+    const failed = await client.listRunSamples({ runId, filter: { errored: true }, limit: 1 });
+    if (failed.total > 0) io.stderr(`${failed.total} outputs of run ${runId} failed; the first: ${failed.rows[0]?.error}\n`);
+    reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(wb.store.getRun(runId)!) });
   }
-  const report = reportOf(wb.store.getRun(runId)!);
-  if (opts['json']) io.stdout(JSON.stringify({ ...report, run: runId }, null, 2) + '\n');
-  else io.stdout(`${reportText(report)}run ${runId}\n`);
+  if (reports.length === 0) return;
+  const grid = runIds.length > 1;
+  if (opts['json']) {
+    const json = reports.map((r) => ({ ...r.report, run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
+    io.stdout(JSON.stringify(grid ? json : json[0], null, 2) + '\n');
+  } else for (const r of reports) io.stdout(`${grid ? `knowledge: ${r.knowledge}\n` : ''}${reportText(r.report)}run ${r.run}\n`);
 }
 
 export function registerRunsCommand(program: Command, io: CliIo): void {
   program
     .command('runs')
-    .description('the stored runs: dataset, model, setup, setting, status, correct (t), illegal (e)')
+    .description('the stored runs: dataset, model, setup, setting, knowledge condition, status, correct (t), illegal (e)')
     .option('--json', 'print [{"id", "status", "dataset", "model", "setup", "setting", ...}]')
     .action(async (opts: { json?: boolean }) => {
       const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
@@ -111,8 +132,8 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         const cell = (v: number | null): string => (v === null ? '-' : percent(v));
         io.stdout(
           formatTable(
-            ['run', 'status', 'dataset', 'model', 'setup', 'setting', 'done', 'correct (t)', 'illegal (e)', 'created'],
-            runs.map((r) => [String(r.id), r.status + (r.datasetChanged ? ' *' : ''), r.dataset, r.model ?? '-', r.setup ?? '-', r.setting ?? '-', `${r.done}/${r.total}`, cell(r.correct), cell(r.illegal), r.createdAt.slice(0, 16).replace('T', ' ')]),
+            ['run', 'status', 'dataset', 'model', 'setup', 'setting', 'knowledge', 'done', 'correct (t)', 'illegal (e)', 'created'],
+            runs.map((r) => [String(r.id), r.status + (r.datasetChanged ? ' *' : ''), r.dataset, r.model ?? '-', r.setup ?? '-', r.setting ?? '-', r.knowledge ?? '-', `${r.done}/${r.total}`, cell(r.correct), cell(r.illegal), r.createdAt.slice(0, 16).replace('T', ' ')]),
           ),
         );
         if (runs.some((r) => r.datasetChanged)) io.stdout('* the dataset was edited since the run took its samples\n');

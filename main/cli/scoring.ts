@@ -58,6 +58,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       await using executor = createExecutor({ timeoutMs });
       const scores = await scoreCodes({ samples, codes, specs, executor, compat: opts.compat });
       if (scores.samples.length === 0) throw new WapiiError('bad_input', `no code file in ${opts.codes} matches a sample of the dataset`);
+      const failures = failuresOf(scores, new Map(samples.map((s) => [s.index, s.config])), specs);
       let runId: number | undefined;
       if (opts.save) {
         using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
@@ -75,10 +76,10 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
             extraction: s.evaluation.extraction,
             execution: s.evaluation.execution,
             durationMs: s.evaluation.execution?.durationMs,
+            failures: failures.samples[String(s.index)],
           })),
         });
       }
-      const failures = failuresOf(scores, new Map(samples.map((s) => [s.index, s.config])), specs);
       if (opts.json) io.stdout(JSON.stringify({ ...(scoreJson(scores) as object), failures, ...(runId !== undefined ? { run: runId } : {}) }, null, 2) + '\n');
       else {
         io.stdout(headlineTable(scores.statistics, scores.perApi));

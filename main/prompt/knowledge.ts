@@ -1,7 +1,6 @@
 import type { RequestConfig } from '../api/schemas.js';
 import { fail, ok, type Result } from '../api/result.js';
 import type { ApiSpec, Endpoint, JsonSchema } from '../openapi/index.js';
-import { oracleProgram } from './oracle.js';
 
 /**
  * API knowledge put in a prompt (NovelAPIBench's components, for web APIs): the expected
@@ -104,6 +103,22 @@ function docLines(e: Endpoint): string[] {
 }
 
 /**
+ * Another sample's ground-truth request, as the request it sends (method and URL, then each
+ * location as JSON), not as an `axios.` call: a constrained run feeds the whole prompt to the
+ * constraint matcher, which reads any `axios.` in it as an invocation that must be legal and
+ * complete, and a sample's ground truth need not be (a flagged sample's) nor fit in one comment line.
+ */
+export function exampleRequestLines(config: RequestConfig): string[] {
+  // Axios sends `Accept` on its own (as the oracle program leaves it out).
+  const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'accept'));
+  const lines = [`${config.method.toUpperCase()} ${config.url}`];
+  if (config.params && Object.keys(config.params).length > 0) lines.push(`query: ${JSON.stringify(config.params)}`);
+  if (Object.keys(headers).length > 0) lines.push(`headers: ${JSON.stringify(headers)}`);
+  if (config.data !== undefined) lines.push(`body: ${JSON.stringify(config.data)}`);
+  return lines;
+}
+
+/**
  * The knowledge a condition adds to a sample's prompt, as plain lines (the template decides how
  * they appear: comments in a completion prompt, text in a chat message); empty for `none`.
  */
@@ -115,8 +130,7 @@ export function knowledgeLines(condition: KnowledgeCondition, facts: KnowledgeFa
   if (e && has('params')) lines.push('Parameters:', ...parameterLines(facts.spec, e));
   if (e && has('docs')) lines.push(...docLines(e));
   if (has('example') && facts.example) {
-    const call = oracleProgram(facts.example, 'full').completion.split('\n.then')[0]?.split('\n  .then')[0] ?? '';
-    lines.push(`Example, for another task ("${facts.example.task.replace(/\s+/g, ' ')}"):`, ...`axios.${call};`.split('\n'));
+    lines.push(`Example, for another task ("${facts.example.task.replace(/\s+/g, ' ')}"):`, ...exampleRequestLines(facts.example.config));
   }
   if (condition.retrieved !== undefined) {
     lines.push('Endpoints that may be relevant:');

@@ -6,10 +6,11 @@ import { unwrap } from '../api/result.js';
 import type { RequestConfig } from '../api/schemas.js';
 import { parseDataset } from '../dataset/index.js';
 import { loadSpec, resolveEndpoint, type ApiSpec } from '../openapi/index.js';
-import { chatPrompt, completionPrompt, endpointLine, oracleProgram, parseKnowledge, parseKnowledgeList } from '../prompt/index.js';
+import { chatPrompt, completionPrompt, endpointLine, exampleRequestLines, parseKnowledge, parseKnowledgeList } from '../prompt/index.js';
 import { measureRecall } from '../retrieval/index.js';
 import { DEMO_DATASET, DEMO_SPECS } from '../../test/support/paths.js';
 import { withKnowledge } from './knowledge.js';
+import { ConstraintMatcher, declaredNames } from '../constraints/index.js';
 
 const CONDITIONS = ['none', 'endpoint', 'params', 'docs', 'example', 'full', 'endpoint+params', 'retrieved:3'];
 
@@ -49,7 +50,7 @@ describe('knowledge conditions in prompts (demo dataset)', () => {
     expect(texts['params']).toContain('// - authentication, one of: header Authorization: Bearer <token>; header X-API-Key: <api-key>\n');
     expect(texts['params']).not.toContain('Endpoint:');
     expect(texts['docs']).toContain('// Summary: Update a warehouse');
-    expect(texts['example']).toContain('// Example, for another task ("Rename warehouse wh_77 to "Lyon Sud" and set its capacity to 800 pallets."):\n// axios.patch(\'https://api.harbor.example/v2/warehouses/wh_77\', {\n');
+    expect(texts['example']).toContain('// Example, for another task ("Rename warehouse wh_77 to "Lyon Sud" and set its capacity to 800 pallets."):\n// PATCH https://api.harbor.example/v2/warehouses/wh_77\n// headers: {"Authorization":"Bearer <token>","Content-Type":"application/json"}\n// body: {"name":"Lyon Sud","capacity_pallets":800}\n');
     for (const part of ['Endpoint:', 'Parameters:', 'Summary:', 'Example,']) expect(texts['full']).toContain(part);
     expect(texts['endpoint+params']).toContain('// Endpoint: PATCH');
     expect(texts['endpoint+params']).toContain('// Parameters:');
@@ -61,7 +62,7 @@ describe('knowledge conditions in prompts (demo dataset)', () => {
   });
 
   it("never puts a sample's own request in `example`; none when no other sample uses the endpoint", () => {
-    const callOf = (o: (typeof samples)[number]): string => `axios.${oracleProgram(o, 'full').completion.split('\n  .then')[0]};`;
+    const callOf = (o: (typeof samples)[number]): string => exampleRequestLines(o.config).join('\n');
     let shown = 0;
     for (const s of samples) {
       const text = prompt(s.index, 'example');
@@ -77,6 +78,16 @@ describe('knowledge conditions in prompts (demo dataset)', () => {
       expect(uncommented).toContain(`Example, for another task ("${others[0]!.task}"):\n${callOf(others[0]!)}`);
     }
     expect(shown).toBeGreaterThan(10);
+  });
+
+  it('keeps every prompt of every condition acceptable to constrained decoding (the example is a request, not an `axios.` call)', () => {
+    for (const condition of CONDITIONS) {
+      for (const s of samples) {
+        const text = prompt(s.index, condition);
+        const fed = ConstraintMatcher.create(spec, declaredNames(completionPrompt(s, 'full').starter)).feed(text);
+        expect(fed, `${condition}, sample ${s.index}`).toEqual({ ok: true });
+      }
+    }
   });
 
   it('lists the expected endpoint among `retrieved:k` exactly when its rank is at most k', () => {

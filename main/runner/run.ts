@@ -3,7 +3,7 @@ import type { Executor } from '../execution/index.js';
 import type { GenerationBackend, Generation } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { promptFor, type PromptStyle, type Setup } from '../prompt/index.js';
-import { statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
+import { classifyFailure, statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
 import { evaluateCode } from './evaluate.js';
 
@@ -169,6 +169,7 @@ export async function executeRun(input: {
         execution: evaluation.execution,
         durationMs: generation.promptMs + generation.generateMs,
         generation: meta,
+        failures: classifyFailure({ verdict: evaluation.verdict, spec, expected: sample.config, executionError: evaluation.execution?.error?.kind }),
       };
       tokens += generation.tokens;
       if (evaluation.verdict.sample_verdict === 'correct') correct++;

@@ -3,3 +3,4 @@ export { computeStatistics, headlineValue, statisticsPerApi, HEADLINE, sampleMet
 export type { ArgumentResult, ArgumentResults, ArgumentVerdict, CompatMode, ErrorVerdict, PartVerdict, SampleVerdict, Verdict } from './verdicts.js';
 export { classifyFailure, countFailures, FAILURE_CLASSES, type ExecutionFailure, type FailureClass, type FailureCounts } from './taxonomy.js';
 export { failedWithoutSolvedWith, type RunVerdicts } from './subsets.js';
+export { conditionRows, type ConditionRow, type ConditionRun } from './conditions.js';

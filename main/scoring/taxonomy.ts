@@ -1,3 +1,4 @@
+import { FAILURE_CLASSES } from '../api/constants.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { resolveEndpoint, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
 import type { Verdict } from './verdicts.js';
@@ -6,24 +7,7 @@ import type { Verdict } from './verdicts.js';
  * Why an output failed, in classes a user can act on (NovelAPIBench's diagnostic labels for web
  * APIs). Derived deterministically from the verdicts; a sample may carry several.
  */
-export const FAILURE_CLASSES = [
-  'hallucinated_endpoint',
-  'wrong_endpoint',
-  'illegal_method',
-  'wrong_method',
-  'missing_required_argument',
-  'missing_argument',
-  'illegal_argument',
-  'unnecessary_argument',
-  'wrong_value_type',
-  'wrong_value',
-  'syntax_error',
-  'runtime_error',
-  'incomplete',
-  'no_request',
-  'timeout',
-  'unsatisfiable',
-] as const;
+export { FAILURE_CLASSES };
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** How a sandbox run ended with an error (main/execution's ExecutionErrorKind; memory and crashed count as runtime errors). */

@@ -1,6 +1,7 @@
 import { createExecutor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { scoreCodes } from '../runner/index.js';
+import { classifyFailure } from '../scoring/index.js';
 import type { Store } from '../store/index.js';
 import type { RunRepository } from '../store/runs.js';
 import type { DemoRun } from './demo.js';
@@ -46,7 +47,10 @@ export async function seedDemoRuns(input: { store: Store; runs: RunRepository; r
     store.transaction(() => {
       for (const s of scored.samples) {
         const e = s.evaluation;
-        store.addRunSample(runId, { index: s.index, api: s.api, code: s.code, request: e.request, verdict: e.verdict, extraction: e.extraction, execution: e.execution, durationMs: e.execution?.durationMs });
+        const config = taken.find((t) => t.position === s.index)?.config;
+        const spec = specs.get(s.api);
+        const failures = config && spec ? classifyFailure({ verdict: e.verdict, spec, expected: config, executionError: e.execution?.error?.kind }) : undefined;
+        store.addRunSample(runId, { index: s.index, api: s.api, code: s.code, request: e.request, verdict: e.verdict, extraction: e.extraction, execution: e.execution, durationMs: e.execution?.durationMs, failures });
       }
     });
     runs.setStatus(runId, 'finished', { finished: true, ownerPid: null });

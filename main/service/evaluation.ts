@@ -3,14 +3,16 @@ import { WapiiError } from '../api/result.js';
 import type { DatasetSummary, Sample } from '../api/schemas.js';
 import type { GpuChoice, MemoryState } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
+import type { KnowledgeCondition } from '../prompt/index.js';
 import type { RunProgress } from '../runner/index.js';
 import type { Store } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
 import { RunRepository, type RunRow } from '../store/runs.js';
 import { RunJobs } from './jobs.js';
 import { ModelLibrary } from './models.js';
-import { assertRunnable, contentHash, emptySubsetMessage, estimateLine, inputManifest, selectSubset, settingsOf, snapshotOf, type StartRunInput } from './runPlan.js';
+import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimateLine, inputManifest, selectSubset, settingsOf, snapshotWithKnowledge, type StartRunInput } from './runPlan.js';
 import { RunResults } from './runResults.js';
+import { compareConditions } from './runConditions.js';
 
 /** The evaluation methods of the contract (models, runs, results), as the service implements them. */
 export type EvaluationMethod =
@@ -32,6 +34,7 @@ export type EvaluationMethod =
   | 'listRunSamples'
   | 'getRunSample'
   | 'compareRuns'
+  | 'compareConditions'
   | 'overrideVerdict'
   | 'exportRun';
 
@@ -132,13 +135,14 @@ export class EvaluationService implements EvaluationHandlers {
   }
 
   /** Everything startRun checks before it writes anything: dataset, subset, model, its memory fit and whether it is busy. */
-  private plan(input: StartRunInput): { dataset: DatasetSummary; samples: Sample[]; model: NonNullable<RunRow['model']> } {
+  private plan(input: StartRunInput): { dataset: DatasetSummary; all: Sample[]; samples: Sample[]; conditions: KnowledgeCondition[]; model: NonNullable<RunRow['model']> } {
     assertRunnable(input);
+    const conditions = conditionsOf(input);
     const dataset = this.dataset(input.datasetId);
     const all = this.store.listSamples(dataset.id);
     const samples = selectSubset(all, input.subset);
     if (samples.length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, input.subset));
-    if ('remote' in input.model) return { dataset, samples, model: { name: input.model.remote.model, remote: input.model.remote.url } };
+    if ('remote' in input.model) return { dataset, all, samples, conditions, model: { name: input.model.remote.model, remote: input.model.remote.url } };
     const model = this.library.model(input.model.modelId);
     if (!model.present) throw new WapiiError('bad_input', `model file not found: ${model.path} (moved or deleted since it was added)`);
     if (model.fit && !model.fit.fitsRam) throw new WapiiError('bad_input', `${model.name} ${model.fit.summary}`);
@@ -147,35 +151,50 @@ export class EvaluationService implements EvaluationHandlers {
     // Another process (a CLI run, a second serve) generating on this file: two copies of a model would not fit, and timings would lie.
     const busy = this.runs.list().find((r) => r.status === 'running' && r.model?.path === model.path && r.ownerPid !== null && r.ownerPid !== process.pid && isAlive(r.ownerPid));
     if (busy) throw new WapiiError('conflict', `model ${model.name} is busy: run ${busy.id} (process ${busy.ownerPid}) is generating with it; wait for it or cancel it there`);
-    return { dataset, samples, model: { modelId: model.id, name: model.name, path: model.path } };
+    return { dataset, all, samples, conditions, model: { modelId: model.id, name: model.name, path: model.path } };
   }
 
   previewRun = async (input: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => {
-    const { samples } = this.plan(input);
-    const outputs = samples.length * input.sampling.n;
+    const { samples, conditions } = this.plan(input);
+    const outputs = samples.length * input.sampling.n * conditions.length;
     const rate = 'modelId' in input.model ? this.jobs.tokensPerSecond(this.library.model(input.model.modelId).path) : undefined;
-    return { samples: samples.length, outputs, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
+    return { samples: samples.length, outputs, runs: conditions.length, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
   };
 
+  /** The stored specs of a dataset's APIs, parsed (the knowledge conditions read them). */
+  private async specsOf(specHashes: ReadonlyMap<string, string>): Promise<Map<string, ApiSpec>> {
+    const specs = new Map<string, ApiSpec>();
+    for (const [api, hash] of specHashes) {
+      const spec = await this.options.spec(hash);
+      if (spec) specs.set(api, spec);
+    }
+    return specs;
+  }
+
   startRun = async (input: Parsed<'startRun'>): Promise<Output<'startRun'>> => {
-    const { dataset, samples, model } = this.plan(input);
+    const { dataset, all, samples, conditions, model } = this.plan(input);
     const specHashes = this.store.datasetApis(dataset.id);
-    const inputs = snapshotOf(samples, specHashes);
-    const runId = this.runs.create({
-      kind: 'generation',
-      status: 'queued',
-      dataset: dataset.name,
-      datasetId: dataset.id,
-      settings: settingsOf(input, samples.length),
-      manifest: { ...inputManifest(inputs, specHashes), datasetId: dataset.id, datasetName: dataset.name, versions: { node: process.version } },
-      model,
-      subset: input.subset,
-      total: samples.length * input.sampling.n,
-      ownerPid: process.pid,
-      inputs,
+    const specs = conditions.some((c) => c.name !== 'none') ? await this.specsOf(specHashes) : new Map<string, ApiSpec>();
+    // Every snapshot is built before any run is written: a condition that cannot be built queues none of them.
+    const planned = conditions.map((condition) => ({ condition, inputs: snapshotWithKnowledge(samples, all, specs, specHashes, condition) }));
+    const runIds = planned.map(({ condition, inputs }) => {
+      const runId = this.runs.create({
+        kind: 'generation',
+        status: 'queued',
+        dataset: dataset.name,
+        datasetId: dataset.id,
+        settings: settingsOf(input, samples.length, condition),
+        manifest: { ...inputManifest(inputs, specHashes), datasetId: dataset.id, datasetName: dataset.name, knowledge: condition.name, versions: { node: process.version } },
+        model,
+        subset: input.subset,
+        total: samples.length * input.sampling.n,
+        ownerPid: process.pid,
+        inputs,
+      });
+      this.jobs.enqueue(runId);
+      return runId;
     });
-    this.jobs.enqueue(runId);
-    return { runId };
+    return { runId: runIds[0]!, runIds };
   };
 
   private summary(runId: number): Output<'cancelRun'> {
@@ -220,6 +239,7 @@ export class EvaluationService implements EvaluationHandlers {
   listRunSamples = (input: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.results.listRunSamples(input);
   getRunSample = (input: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.results.getRunSample(input);
   compareRuns = (input: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.results.compareRuns(input);
+  compareConditions = (input: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> => compareConditions(this.results, input.runIds);
   overrideVerdict = (input: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.results.overrideVerdict(input);
   exportRun = (input: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.results.exportRun(input);
 }

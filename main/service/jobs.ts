@@ -211,7 +211,7 @@ export class RunJobs {
         const spec = await this.ctx.spec(input.specHash);
         if (spec) specs.set(input.api, spec);
       }
-      const samples: RunSample[] = inputs.map((i) => ({ index: i.index, api: i.api, task: i.task, config: i.config }));
+      const samples: RunSample[] = inputs.map((i) => ({ index: i.index, api: i.api, task: i.task, config: i.config, ...(i.knowledge ? { knowledge: i.knowledge } : {}) }));
       backend = await this.backendFor(run, specs);
       const manifest = { ...(run.manifest ?? {}), ...backend.manifest };
       this.ctx.runs.setManifest(runId, manifest);

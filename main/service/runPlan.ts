@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import type { RunSubset, StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
 import type { Sample } from '../api/schemas.js';
-import { PROMPT_TEMPLATE_HASH } from '../prompt/index.js';
+import type { ApiSpec } from '../openapi/index.js';
+import { parseKnowledge, PROMPT_TEMPLATE_HASH, type KnowledgeCondition } from '../prompt/index.js';
+import { withKnowledge } from '../runner/index.js';
 import { sha256 } from '../store/index.js';
 import type { RunInput } from '../store/runs.js';
 
@@ -34,9 +36,34 @@ export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<s
   return samples.map((s) => ({ index: s.position, sampleId: s.id, api: s.api, task: s.task, config: s.config, specHash: specHashes.get(s.api) ?? null, contentHash: contentHash(s) }));
 }
 
-/** The settings stored with the run; executeRun's resume compares them. */
-export function settingsOf(input: StartRunInput, samples: number): Record<string, unknown> {
+/** The knowledge conditions of a start, parsed, in the order given, without repeats. */
+export function conditionsOf(input: Pick<StartRunInput, 'knowledge'>): KnowledgeCondition[] {
+  const out: KnowledgeCondition[] = [];
+  for (const text of input.knowledge) {
+    const parsed = parseKnowledge(text);
+    if (!parsed.ok) throw new WapiiError('bad_input', parsed.error.message);
+    if (!out.some((c) => c.name === parsed.value.name)) out.push(parsed.value);
+  }
+  return out;
+}
+
+/**
+ * The snapshot of a run under a knowledge condition: each sample with the knowledge lines its
+ * prompt will carry, taken now from the whole dataset (`example` draws on samples outside the
+ * subset), so a resumed run prompts exactly as it started.
+ */
+export function snapshotWithKnowledge(samples: readonly Sample[], all: readonly Sample[], specs: ReadonlyMap<string, ApiSpec>, specHashes: ReadonlyMap<string, string>, condition: KnowledgeCondition): RunInput[] {
+  const inputs = snapshotOf(samples, specHashes);
+  if (condition.name === 'none') return inputs;
+  const pool = all.map((s) => ({ index: s.position, api: s.api, task: s.task, config: s.config }));
+  const lines = withKnowledge(inputs, pool, specs, condition);
+  return inputs.map((input, i) => ({ ...input, knowledge: lines[i]!.knowledge }));
+}
+
+/** The settings stored with the run; executeRun's resume compares them (`knowledge` among them). */
+export function settingsOf(input: StartRunInput, samples: number, condition: KnowledgeCondition = { name: 'none', parts: [] }): Record<string, unknown> {
   return {
+    knowledge: condition.name,
     setup: input.setup,
     prompt: input.prompt,
     setting: input.setting,

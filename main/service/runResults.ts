@@ -4,9 +4,10 @@ import { WapiiError } from '../api/result.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { extractInvocation } from '../execution/index.js';
 import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
-import { HEADLINE, headlineValue, statisticsPerApi, type SampleVerdict, type Statistics, type Verdict } from '../scoring/index.js';
+import { HEADLINE, headlineValue, statisticsPerApi, type FailureClass, type SampleVerdict, type Statistics, type Verdict } from '../scoring/index.js';
 import type { OutputRow, RunInput, RunRepository, RunRow } from '../store/runs.js';
 import { exportRunFiles } from './runExport.js';
+import { outputFailures, runFailures } from './runFailures.js';
 
 /** One output of a run as the result pages filter and sort it, built once per run and cached. */
 interface IndexedOutput {
@@ -14,6 +15,8 @@ interface IndexedOutput {
   /** The verdict in force (override applied); null for an output that failed to generate. */
   readonly verdict: Verdict | null;
   readonly argumentVerdicts: ReadonlySet<string>;
+  /** The failure classes in force; null: not classifiable (see runFailures.ts). */
+  readonly failures: readonly FailureClass[] | null;
   /** Lower-cased task, sample id and code, for the text filter. */
   readonly haystack: string;
 }
@@ -99,13 +102,16 @@ export class RunResults {
     for (const o of this.ctx.runs.overrides(run.id)) overrides.set(outputKey(o.sampleIndex, o.attempt), o.to as SampleVerdict | null);
     const specs = new Map<string, ApiSpec | undefined>();
     for (const input of inputs.values()) if (input.specHash && !specs.has(input.specHash)) specs.set(input.specHash, await this.ctx.spec(input.specHash));
-    const outputs = this.ctx.runs.outputs(run.id).map((o) => this.indexOutput(o, inputs.get(o.sample_index), overrides, specs));
+    const backfill: { index: number; attempt: number; failures: FailureClass[] }[] = [];
+    const outputs = this.ctx.runs.outputs(run.id).map((o) => this.indexOutput(o, inputs.get(o.sample_index), overrides, specs, backfill));
+    // Outputs stored before failure classes were get theirs now, once.
+    this.ctx.runs.setFailures(run.id, backfill);
     const index: RunIndex = { key, outputs, byKey: new Map(outputs.map((o, i) => [outputKey(o.row.index, o.row.attempt), i])) };
     this.indexes.set(run.id, index);
     return index;
   }
 
-  private indexOutput(o: OutputRow, input: RunInput | undefined, overrides: Map<string, SampleVerdict | null>, specs: Map<string, ApiSpec | undefined>): IndexedOutput {
+  private indexOutput(o: OutputRow, input: RunInput | undefined, overrides: Map<string, SampleVerdict | null>, specs: Map<string, ApiSpec | undefined>, backfill: { index: number; attempt: number; failures: FailureClass[] }[]): IndexedOutput {
     const scorer = o.error === null ? (JSON.parse(o.verdict) as Verdict | null) : null;
     const key = outputKey(o.sample_index, o.attempt);
     const override = overrides.get(key);
@@ -118,6 +124,8 @@ export class RunResults {
     }
     const generation = o.generation === null ? null : (JSON.parse(o.generation) as { tokens?: number });
     const spec = input?.specHash ? specs.get(input.specHash) : undefined;
+    const classified = outputFailures(o, scorer, verdict, override !== undefined && override !== null, input, spec);
+    if (classified.backfill) backfill.push({ index: o.sample_index, attempt: o.attempt, failures: classified.backfill });
     const row: RunSampleRow = {
       index: o.sample_index,
       attempt: o.attempt,
@@ -131,12 +139,13 @@ export class RunResults {
       method_verdict: verdict?.method_verdict ?? null,
       endpoint_verdict: verdict?.endpoint_verdict ?? null,
       argumentCounts: counts,
+      failures: classified.failures ?? [],
       overridden: override !== undefined && override !== null,
       error: o.error,
       tokens: generation?.tokens ?? null,
       durationMs: o.duration_ms,
     };
-    return { row, verdict, argumentVerdicts, haystack: `${row.task}\n${row.sampleId ?? ''}\n${o.code}`.toLowerCase() };
+    return { row, verdict, argumentVerdicts, failures: classified.failures, haystack: `${row.task}\n${row.sampleId ?? ''}\n${o.code}`.toLowerCase() };
   }
 
   /** Statistics from the stored verdicts with overrides applied (errored outputs left out). */
@@ -174,6 +183,7 @@ export class RunResults {
       setup: setting('setup'),
       setting: setting('setting'),
       prompt: setting('prompt'),
+      knowledge: run.kind === 'generation' ? String(run.settings['knowledge'] ?? run.manifest?.['knowledge'] ?? 'none') : null,
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
       total: run.total ?? run.done,
@@ -217,6 +227,7 @@ export class RunResults {
       datasetChanges: changes,
       progress: live,
       apis: [...new Set(inputs.map((i) => i.api))].sort(),
+      failures: statistics ? runFailures((await this.index(run)).outputs.filter((o) => o.verdict !== null).map((o) => ({ api: o.row.api, failures: o.failures }))) : null,
     };
   }
 
@@ -381,5 +392,6 @@ function matcher(filter: RunSampleFilter): (o: IndexedOutput) => boolean {
     (!endpoint || o.row.endpoint.toLowerCase().includes(endpoint)) &&
     (!text || o.haystack.includes(text)) &&
     (filter.overridden === undefined || o.row.overridden === filter.overridden) &&
-    (filter.errored === undefined || (o.row.error !== null) === filter.errored);
+    (filter.errored === undefined || (o.row.error !== null) === filter.errored) &&
+    (!filter.failures || filter.failures.length === 0 || filter.failures.some((f) => o.failures?.includes(f) === true));
 }

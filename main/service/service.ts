@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { diffSpecVersion } from './specVersions.js';
 import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
@@ -105,6 +106,8 @@ export class WorkbenchService implements WorkbenchHandlers {
   listRunSamples = (i: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.evaluation.listRunSamples(i);
   getRunSample = (i: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.evaluation.getRunSample(i);
   compareRuns = (i: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.evaluation.compareRuns(i);
+  compareConditions = (i: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> => this.evaluation.compareConditions(i);
+  diffSpecVersion = (i: Parsed<'diffSpecVersion'>): Promise<Output<'diffSpecVersion'>> => diffSpecVersion(this.store, (hash) => this.spec(hash), i);
   overrideVerdict = (i: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.evaluation.overrideVerdict(i);
   exportRun = (i: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.evaluation.exportRun(i);
 

@@ -201,4 +201,8 @@ export const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (dataset_id, sample_id) REFERENCES samples(dataset_id, id) ON DELETE CASCADE
   );
   `,
+  /* 6: knowledge conditions and failure classes: the knowledge lines a run put in each sample's prompt, the failure classes of each output */ `
+  ALTER TABLE run_inputs ADD COLUMN knowledge TEXT;   -- JSON string[]: the prompt's API knowledge lines (NULL: none)
+  ALTER TABLE run_samples ADD COLUMN failures TEXT;   -- JSON FailureClass[] of the scorer's verdict (NULL: not classified yet; filled on read)
+  `,
 ];

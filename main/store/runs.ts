@@ -11,6 +11,8 @@ export interface RunInput {
   readonly config: RequestConfig;
   readonly specHash: string | null;
   readonly contentHash: string;
+  /** The API knowledge lines the run's knowledge condition put in this sample's prompt (none: absent). */
+  readonly knowledge?: readonly string[];
 }
 
 export type StoredRunStatus = 'queued' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'failed';
@@ -52,6 +54,8 @@ export interface OutputRow {
   readonly raw_output: string | null;
   readonly generation: string | null;
   readonly error: string | null;
+  /** JSON FailureClass[] of the scorer's verdict; null until classified (outputs stored before migration 6). */
+  readonly failures: string | null;
 }
 
 export interface OverrideRow {
@@ -156,8 +160,8 @@ export class RunRepository {
           )
           .run(run.kind, now(), run.dataset, JSON.stringify(run.settings), run.status, JSON.stringify(run.manifest), run.datasetId, JSON.stringify(run.model), JSON.stringify(run.subset), run.ownerPid, run.demo ? 1 : 0, run.total).lastInsertRowid,
       );
-      const add = this.db.prepare('INSERT INTO run_inputs (run_id, sample_index, sample_id, api, task, config, spec_hash, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-      for (const s of run.inputs) add.run(id, s.index, s.sampleId, s.api, s.task, JSON.stringify(s.config), s.specHash, s.contentHash);
+      const add = this.db.prepare('INSERT INTO run_inputs (run_id, sample_index, sample_id, api, task, config, spec_hash, content_hash, knowledge) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const s of run.inputs) add.run(id, s.index, s.sampleId, s.api, s.task, JSON.stringify(s.config), s.specHash, s.contentHash, s.knowledge && s.knowledge.length > 0 ? JSON.stringify(s.knowledge) : null);
       return id;
     });
   }
@@ -206,8 +210,18 @@ export class RunRepository {
       config: string;
       spec_hash: string | null;
       content_hash: string;
+      knowledge: string | null;
     }[];
-    return rows.map((r) => ({ index: r.sample_index, sampleId: r.sample_id, api: r.api, task: r.task, config: JSON.parse(r.config) as RequestConfig, specHash: r.spec_hash, contentHash: r.content_hash }));
+    return rows.map((r) => ({
+      index: r.sample_index,
+      sampleId: r.sample_id,
+      api: r.api,
+      task: r.task,
+      config: JSON.parse(r.config) as RequestConfig,
+      specHash: r.spec_hash,
+      contentHash: r.content_hash,
+      ...(r.knowledge !== null ? { knowledge: JSON.parse(r.knowledge) as string[] } : {}),
+    }));
   }
 
   input(runId: number, index: number): RunInput | undefined {
@@ -220,6 +234,15 @@ export class RunRepository {
 
   output(runId: number, index: number, attempt: number): OutputRow | undefined {
     return this.db.prepare('SELECT * FROM run_samples WHERE run_id = ? AND sample_index = ? AND attempt = ?').get(runId, index, attempt) as OutputRow | undefined;
+  }
+
+  /** Stores the failure classes of outputs classified after they were stored (runs older than migration 6), in one transaction. */
+  setFailures(runId: number, classified: readonly { index: number; attempt: number; failures: readonly string[] }[]): void {
+    if (classified.length === 0) return;
+    const update = this.db.prepare('UPDATE run_samples SET failures = ? WHERE run_id = ? AND sample_index = ? AND attempt = ? AND failures IS NULL');
+    this.store.transaction(() => {
+      for (const c of classified) update.run(JSON.stringify(c.failures), runId, c.index, c.attempt);
+    });
   }
 
   /** A run's verdict overrides in the order made, or those of one output. */

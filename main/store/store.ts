@@ -57,6 +57,8 @@ export interface RunSampleRecord {
   readonly extraction: unknown;
   readonly execution?: unknown;
   readonly durationMs?: number | undefined;
+  /** The failure classes of the scorer's verdict (main/scoring/taxonomy.ts); undefined: not classified. */
+  readonly failures?: readonly string[] | undefined;
 }
 
 export interface NewRun {
@@ -513,10 +515,10 @@ export class Store implements Disposable {
     const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
     this.handle
       .prepare(
-        `INSERT OR REPLACE INTO run_samples (run_id, sample_index, attempt, api, code, request, verdict, extraction, execution, duration_ms, prompt, raw_output, generation, error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO run_samples (run_id, sample_index, attempt, api, code, request, verdict, extraction, execution, duration_ms, prompt, raw_output, generation, error, failures)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(runId, s.index, s.attempt ?? 0, s.api, s.code, json(s.request), JSON.stringify(s.verdict), JSON.stringify(s.extraction), json(s.execution), s.durationMs ?? null, s.prompt ?? null, s.rawOutput ?? null, json(s.generation), s.error ?? null);
+      .run(runId, s.index, s.attempt ?? 0, s.api, s.code, json(s.request), JSON.stringify(s.verdict), JSON.stringify(s.extraction), json(s.execution), s.durationMs ?? null, s.prompt ?? null, s.rawOutput ?? null, json(s.generation), s.error ?? null, json(s.failures));
   }
 
   finishRun(runId: number, statistics: unknown): void {
@@ -549,6 +551,7 @@ export class Store implements Disposable {
       raw_output: string | null;
       generation: string | null;
       error: string | null;
+      failures: string | null;
     }[];
     return {
       id: row.id,
@@ -574,6 +577,7 @@ export class Store implements Disposable {
         rawOutput: s.raw_output ?? undefined,
         generation: s.generation === null ? undefined : (JSON.parse(s.generation) as unknown),
         error: s.error ?? undefined,
+        failures: s.failures === null ? undefined : (JSON.parse(s.failures) as string[]),
       })),
     };
   }

@@ -7,6 +7,7 @@ import { ReviewPage } from './pages/review/ReviewPage.js';
 import { NewRunPage } from './pages/runs/NewRunPage.js';
 import { RunPage } from './pages/runs/RunPage.js';
 import { RunsPage } from './pages/runs/RunsPage.js';
+import { SpecVersionsPage } from './pages/specs/SpecVersionsPage.js';
 
 /** The pages, in the order of the work: curate a dataset, add a model, run, read the results, compare. */
 const NAV: readonly NavItem[] = [
@@ -16,6 +17,7 @@ const NAV: readonly NavItem[] = [
   { to: '/runs/new', label: 'New run', key: 'n' },
   { to: '/runs', label: 'Runs', key: 'r' },
   { to: '/compare', label: 'Compare', key: 'c' },
+  { to: '/specs', label: 'Spec versions', key: 's' },
 ];
 
 // A hash router: the same URLs work from Electron's file:// and from `wapii serve`.
@@ -32,6 +34,7 @@ const router = createHashRouter([
       { path: 'runs/new', element: <NewRunPage /> },
       { path: 'runs/:runId', element: <RunPage /> },
       { path: 'compare', element: <ComparePage /> },
+      { path: 'specs', element: <SpecVersionsPage /> },
       { path: '*', element: <Navigate to="/datasets" replace /> },
     ],
   },

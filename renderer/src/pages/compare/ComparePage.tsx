@@ -9,9 +9,10 @@ import { Verdict } from '../../components/Verdict.js';
 import { json, percent, signedPoints } from '../../format.js';
 import { attempt } from '../../notices.js';
 import { setupLabel, useRuns } from '../runs/runsStore.js';
+import { ConditionComparison } from './ConditionComparison.js';
 
 type Row = CompareResult['rows'][number];
-const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${setupLabel(r)}`;
+const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${setupLabel(r)}${r.knowledge && r.knowledge !== 'none' ? ` · ${r.knowledge}` : ''}`;
 /** A ratio reads as a percent and its delta in points; a count as a number. */
 const isRatio = (key: string): boolean => key.includes('_wrt_');
 const value = (key: string, v: number): string => (isRatio(key) ? percent(v) : String(v));
@@ -51,6 +52,8 @@ export function ComparePage(): React.JSX.Element {
       return p;
     });
   const rows = result?.rows ?? [];
+  // Runs that differ by knowledge condition get the by-condition view (gain over none, failure classes) above the metrics.
+  const byCondition = new Set(runs.filter((r) => r.id === baselineId || runIds.includes(r.id)).map((r) => r.knowledge ?? 'none')).size > 1;
   useEffect(() => {
     if (index !== undefined) document.querySelector(`[data-testid=compare-rows] tr[data-index="${index}"]`)?.scrollIntoView({ block: 'nearest' });
   }, [index]);
@@ -105,6 +108,7 @@ export function ComparePage(): React.JSX.Element {
           loading ? <Loading what="the comparison" /> : null
         ) : (
           <div className="scroll compare-body">
+            {byCondition && <ConditionComparison runIds={[baselineId, ...runIds]} />}
             <Metrics result={result} />
             <div className="filters">
               <label className="check">

@@ -17,6 +17,15 @@ const GRID: readonly { setup: Setup; setting: Setting; label: string }[] = [
   { setup: 'argument', setting: 'constrained', label: 'Argument completion · constrained' },
 ];
 const cell = (g: { setup: Setup; setting: Setting }): string => `${g.setup}/${g.setting}`;
+/** The knowledge conditions offered as checkboxes (main/prompt/knowledge.ts); `retrieved:k` has its own k. */
+const CONDITIONS: readonly { name: string; label: string }[] = [
+  { name: 'none', label: 'none (the paper)' },
+  { name: 'endpoint', label: 'endpoint: method + URL template' },
+  { name: 'params', label: 'params: parameters, types, required' },
+  { name: 'docs', label: 'docs: summary + description' },
+  { name: 'example', label: 'example: another sample on the endpoint' },
+  { name: 'full', label: 'full: all of these' },
+];
 
 /** Queue runs: dataset and subset, model or remote endpoint, the paper's grid, prompt, sampling, resources. */
 export function NewRunPage(): React.JSX.Element {
@@ -33,6 +42,9 @@ export function NewRunPage(): React.JSX.Element {
   const [remoteUrl, setRemoteUrl] = useState('http://127.0.0.1:8080/v1');
   const [remoteModel, setRemoteModel] = useState('default');
   const [grid, setGrid] = useState<string[]>(['full/unconstrained']);
+  const [conditions, setConditions] = useState<string[]>(['none']);
+  const [retrieved, setRetrieved] = useState(false);
+  const [retrievedK, setRetrievedK] = useState('5');
   const [prompt, setPrompt] = useState<'completion' | 'chat'>('completion');
   const [greedy, setGreedy] = useState(true);
   const [temperature, setTemperature] = useState('0.8');
@@ -69,6 +81,10 @@ export function NewRunPage(): React.JSX.Element {
     if (source === 'local' && modelId === undefined) return 'choose a model';
     if (source === 'remote' && !/^https?:\/\/\S+$/.test(remoteUrl.trim())) return 'give the endpoint as an http(s) URL';
     if (grid.length === 0) return 'tick at least one cell of the grid';
+    const k = number(retrievedK);
+    if (retrieved && (k === undefined || k < 1 || !Number.isInteger(k))) return 'k of retrieved:k must be a whole number of 1 or more';
+    const knowledge = [...CONDITIONS.map((c) => c.name).filter((c) => conditions.includes(c)), ...(retrieved ? [`retrieved:${k}`] : [])];
+    if (knowledge.length === 0) return 'tick at least one knowledge condition';
     const lim = number(limit);
     if (limit.trim() !== '' && (lim === undefined || lim < 1 || !Number.isInteger(lim))) return 'the sample limit must be a whole number of 1 or more';
     const subset = { ...(apis.length > 0 ? { apis } : {}), ...(reviewStates.length > 0 ? { reviewStates } : {}), ...(lim ? { limit: lim } : {}) };
@@ -90,8 +106,9 @@ export function NewRunPage(): React.JSX.Element {
       sampling,
       parallel: number(parallel) ?? 1,
       contextSize: number(contextSize) ?? 1024,
+      knowledge,
     });
-  }, [datasetId, source, modelId, remoteUrl, remoteModel, grid, limit, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+  }, [datasetId, source, modelId, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, limit, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
 
   const cells = GRID.filter((g) => grid.includes(cell(g)));
   // The estimate follows the form, a moment after the last change.
@@ -101,7 +118,12 @@ export function NewRunPage(): React.JSX.Element {
     if (!first) return;
     const t = setTimeout(() => {
       client.previewRun(input(first)).then(
-        (p) => setEstimate({ state: 'ok', text: `${p.samples} samples × ${cells.length} run${cells.length === 1 ? '' : 's'} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : 'each run: '}${p.estimate}` }),
+        (p) => {
+          // previewRun counts the knowledge conditions (p.runs) of one grid cell; the page queues that for each ticked cell.
+          const runs = p.runs * cells.length;
+          const each = p.runs > 1 ? ` (${cells.length} cell${cells.length === 1 ? '' : 's'} × ${p.runs} conditions)` : '';
+          setEstimate({ state: 'ok', text: `${p.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : p.runs === 1 ? 'each run: ' : 'each cell: '}${p.estimate}` });
+        },
         (e: unknown) => setEstimate({ state: 'error', text: messageOf(e) }),
       );
     }, 250);
@@ -116,7 +138,7 @@ export function NewRunPage(): React.JSX.Element {
     for (const g of cells) {
       const started = await attempt(() => client.startRun(input(g)));
       if (!started) break;
-      ids.push(started.runId);
+      ids.push(...started.runIds);
     }
     setQueuing(false);
     await useRuns.getState().load();
@@ -134,6 +156,7 @@ export function NewRunPage(): React.JSX.Element {
     );
 
   const toggle = <T,>(list: T[], set: (l: T[]) => void, value: T, on: boolean): void => set(on ? [...list, value] : list.filter((x) => x !== value));
+  const runCount = cells.length * (conditions.length + (retrieved ? 1 : 0));
   return (
     <main className="page scroll">
       <form
@@ -247,6 +270,25 @@ export function NewRunPage(): React.JSX.Element {
         </fieldset>
 
         <fieldset>
+          <legend>API knowledge in the prompt</legend>
+          <div className="grid-choice" role="group" aria-label="Knowledge conditions">
+            {CONDITIONS.map((c) => (
+              <label key={c.name} className="check">
+                <input type="checkbox" aria-label={`knowledge ${c.name}`} checked={conditions.includes(c.name)} onChange={(e) => toggle(conditions, setConditions, c.name, e.target.checked)} />
+                {c.label}
+              </label>
+            ))}
+            <label className="check" style={{ gridColumn: '1 / -1' }}>
+              <input type="checkbox" aria-label="knowledge retrieved" checked={retrieved} onChange={(e) => setRetrieved(e.target.checked)} />
+              retrieved: the top
+              <input className="narrow" aria-label="Retrieved endpoints" disabled={!retrieved} value={retrievedK} onChange={(e) => setRetrievedK(e.target.value)} />
+              endpoints BM25 finds for the task
+            </label>
+          </div>
+          <p className="muted">One run per ticked condition and grid cell, all on the one loaded model; compare them on the Compare page.</p>
+        </fieldset>
+
+        <fieldset>
           <legend>Sampling and resources</legend>
           <div className="row">
             <label className="check">
@@ -294,7 +336,7 @@ export function NewRunPage(): React.JSX.Element {
         </p>
         <div className="row">
           <button type="submit" disabled={typeof input === 'string' || queuing || estimate?.state === 'error'}>
-            {queuing ? 'Queuing…' : `Queue ${cells.length} run${cells.length === 1 ? '' : 's'}`}
+            {queuing ? 'Queuing…' : `Queue ${runCount} run${runCount === 1 ? '' : 's'}`}
           </button>
           <Link to="/runs" className="muted">
             back to the runs

@@ -1,5 +1,7 @@
 import { Bar, BarChart, CartesianGrid, Cell, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { ERROR_VERDICTS, statistic, type RunDetail } from '../../api.js';
+import { ERROR_VERDICTS, statistic, type RunDetail, type RunSampleRow } from '../../api.js';
+
+type FailureClass = RunSampleRow['failures'][number];
 import { percent, signedPoints } from '../../format.js';
 
 const COLORS = { correct: '#1f7a3d', illegal: '#b3261e', wrong: '#a4560b', nonexecutable: '#6b6b76', unconstrained: '#8aa4e8', constrained: '#2f5bd3' };
@@ -57,6 +59,76 @@ export function VerdictChart({ run }: { run: RunDetail }): React.JSX.Element {
         </BarChart>
       </ResponsiveContainer>
     </figure>
+  );
+}
+
+/** How many outputs carry each failure class (those with any), for the run; a click filters the samples by it. */
+export function FailureChart({ run, onPick }: { run: RunDetail; onPick?: (failure: FailureClass) => void }): React.JSX.Element | null {
+  const failures = run.failures;
+  if (!failures) return null;
+  const data = Object.entries(failures.counts)
+    .filter(([, n]) => n > 0)
+    .map(([name, count]) => ({ key: name as FailureClass, name: name.replace(/_/g, ' '), count }));
+  return (
+    <figure className="chart" data-testid="chart-failures">
+      <figcaption>
+        Failure classes (outputs carrying each; one output may carry several)
+        {failures.unclassified > 0 && ` · ${failures.unclassified} not classified`}
+      </figcaption>
+      {data.length === 0 ? (
+        <p className="muted">No failures: every scored output is correct.</p>
+      ) : (
+        <ResponsiveContainer width="100%" height={Math.max(120, 28 * data.length + 30)}>
+          <BarChart data={data} layout="vertical" margin={{ top: 4, right: 32, left: 40, bottom: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+            <XAxis type="number" allowDecimals={false} />
+            <YAxis type="category" dataKey="name" width={170} interval={0} />
+            <Tooltip />
+            <Bar dataKey="count" fill={COLORS.illegal} isAnimationActive={false} cursor={onPick ? 'pointer' : undefined} onClick={(_bar, index) => {
+                const picked = data[index]?.key;
+                if (picked) onPick?.(picked);
+              }}
+            >
+              <LabelList dataKey="count" position="right" />
+            </Bar>
+          </BarChart>
+        </ResponsiveContainer>
+      )}
+    </figure>
+  );
+}
+
+/** Failure classes per API (rows with any), beside the chart when the run spans several APIs. */
+export function FailureTable({ run }: { run: RunDetail }): React.JSX.Element | null {
+  const failures = run.failures;
+  const apis = Object.keys(failures?.per_api ?? {});
+  if (!failures || apis.length < 2) return null;
+  const classes = Object.keys(failures.counts).filter((c) => (failures.counts as Record<string, number>)[c]! > 0);
+  return (
+    <table className="compact failure-table" data-testid="failure-table">
+      <thead>
+        <tr>
+          <th>failure class</th>
+          <th>all</th>
+          {apis.map((a) => (
+            <th key={a}>{a}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {classes.map((c) => (
+          <tr key={c}>
+            <td>{c.replace(/_/g, ' ')}</td>
+            <td className="n">{(failures.counts as Record<string, number>)[c]}</td>
+            {apis.map((a) => (
+              <td key={a} className="n">
+                {(failures.per_api[a] as Record<string, number> | undefined)?.[c] ?? 0}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import type { RunDetail, RunSummary } from '../../api.js';
+import type { RunDetail, RunSampleRow, RunSummary } from '../../api.js';
 import { getClient } from '../../client.js';
 import { Empty, Loading } from '../../components/Empty.js';
 import { ExportButtons } from '../../components/ExportButtons.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { when } from '../../format.js';
-import { GridChart, PerApiChart, VerdictChart, type GridCell } from './RunCharts.js';
+import { FailureChart, FailureTable, GridChart, PerApiChart, VerdictChart, type GridCell } from './RunCharts.js';
 import { RunProgress } from './RunProgress.js';
 import { HeadlineTable, LocationTable } from './RunResults.js';
 import { RunSamples } from './RunSamples.js';
@@ -102,6 +102,7 @@ export function RunPage(): React.JSX.Element {
         <div className="toolbar run-header">
           <h2 data-testid="run-title">
             Run {run.id} · {run.model ?? run.kind} · {setupLabel(run)}
+            {run.knowledge && run.knowledge !== 'none' && <span data-testid="run-knowledge"> · knowledge: {run.knowledge}</span>}
           </h2>
           <span className={`status s-${summary.status}`} data-testid="run-status">
             {summary.status}
@@ -131,7 +132,18 @@ export function RunPage(): React.JSX.Element {
             Results
           </button>
         </div>
-        {tab === 'samples' ? <RunSamples /> : <Results run={run} runs={runs} />}
+        {tab === 'samples' ? (
+          <RunSamples />
+        ) : (
+          <Results
+            run={run}
+            runs={runs}
+            onFailure={(failure) => {
+              void useRunPage.getState().setFilter({ failures: [failure] });
+              setTab('samples');
+            }}
+          />
+        )}
       </section>
       {tab === 'samples' && <SampleInspector />}
     </main>
@@ -161,7 +173,7 @@ function DatasetChanged({ run }: { run: RunDetail }): React.JSX.Element {
   );
 }
 
-function Results({ run, runs }: { run: RunDetail; runs: readonly RunSummary[] }): React.JSX.Element {
+function Results({ run, runs, onFailure }: { run: RunDetail; runs: readonly RunSummary[]; onFailure: (failure: RunSampleRow['failures'][number]) => void }): React.JSX.Element {
   const grid = useGrid(run, runs);
   if (!run.statistics)
     return <Empty title="No output stored yet.">The tables and charts appear as soon as the run stores its first scored output.</Empty>;
@@ -178,6 +190,10 @@ function Results({ run, runs }: { run: RunDetail; runs: readonly RunSummary[] })
         </section>
         <PerApiChart run={run} />
         <VerdictChart run={run} />
+        <section>
+          <FailureChart run={run} onPick={onFailure} />
+          <FailureTable run={run} />
+        </section>
         {grid && <GridChart cells={grid} />}
       </div>
     </div>
@@ -190,7 +206,7 @@ function Results({ run, runs }: { run: RunDetail; runs: readonly RunSummary[] })
  */
 function useGrid(run: RunDetail, runs: readonly RunSummary[]): GridCell[] | undefined {
   const [cells, setCells] = useState<GridCell[] | undefined>();
-  const siblings = runs.filter((r) => r.kind === run.kind && r.model === run.model && r.datasetId === run.datasetId && r.prompt === run.prompt && r.setup && r.setting && r.done > 0);
+  const siblings = runs.filter((r) => r.kind === run.kind && r.model === run.model && r.datasetId === run.datasetId && r.prompt === run.prompt && r.knowledge === run.knowledge && r.setup && r.setting && r.done > 0);
   const pick = (setup: string, setting: string): RunSummary | undefined => siblings.filter((r) => r.setup === setup && r.setting === setting).sort((a, b) => b.id - a.id)[0];
   const chosen = (['full', 'argument'] as const).map((setup) => ({ setup, u: pick(setup, 'unconstrained'), c: pick(setup, 'constrained') }));
   const key = chosen.map((c) => `${c.u?.id}/${c.u?.done}/${c.c?.id}/${c.c?.done}`).join(',');

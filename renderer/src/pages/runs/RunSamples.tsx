@@ -1,9 +1,11 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
+import { FAILURE_CLASSES } from '../../../../main/api/constants.js';
 import { ARGUMENT_VERDICTS, ERROR_VERDICTS, PART_VERDICTS, SAMPLE_VERDICTS, type RunSampleRow, type RunSampleSort, type SampleVerdict } from '../../api.js';
 import { Empty } from '../../components/Empty.js';
 import { Verdict } from '../../components/Verdict.js';
 import { keyOf, useRunPage } from './runPageStore.js';
+import './failures.css';
 
 const NOT_CORRECT: SampleVerdict[] = SAMPLE_VERDICTS.filter((v) => v !== 'correct');
 const ROW_HEIGHT = 30;
@@ -86,6 +88,17 @@ function SampleFilters(): React.JSX.Element {
         </select>
       </label>
       <label>
+        Failure
+        <select aria-label="Failure class" value={filter.failures?.[0] ?? ''} onChange={(e) => void setFilter({ failures: one(e.target.value) })}>
+          <option value="">any</option>
+          {FAILURE_CLASSES.map((f) => (
+            <option key={f} value={f}>
+              {f.replace(/_/g, ' ')}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
         API
         <select aria-label="Run API" value={filter.apis?.[0] ?? ''} onChange={(e) => void setFilter({ apis: one(e.target.value) })}>
           <option value="">all</option>
@@ -129,6 +142,7 @@ const COLUMNS: readonly { label: string; sort?: RunSampleSort['by'] }[] = [
   { label: 'Verdict', sort: 'verdict' },
   { label: 'Endpoint' },
   { label: 'Args' },
+  { label: 'Failures' },
   { label: 'Tok.', sort: 'tokens' },
   { label: 'ms', sort: 'duration' },
 ];
@@ -203,6 +217,13 @@ function SampleRow({ row, top, selected, onOpen }: { row: RunSampleRow; top: num
         {counts.map(([v, n]) => (
           <span key={v} className={`count-chip v-${v}`} title={`${n} ${v.replace(/_/g, ' ')}`}>
             {n}
+          </span>
+        ))}
+      </div>
+      <div className="failures" title={row.failures.join(', ')}>
+        {row.failures.map((f) => (
+          <span key={f} className="failure-chip">
+            {f.replace(/_/g, ' ')}
           </span>
         ))}
       </div>

@@ -58,6 +58,7 @@ export function RunsPage(): React.JSX.Element {
       }),
       column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 80 }),
       column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 110 }),
+      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 110 }),
       column.accessor('status', {
         header: 'Status',
         size: 280,

@@ -40,6 +40,16 @@ export function SampleInspector(): React.JSX.Element | null {
         </button>
       </header>
       <p className="task">{d.task}</p>
+      {d.failures.length > 0 && (
+        <p className="failure-list" data-testid="sample-failures">
+          <span className="muted">Failure classes: </span>
+          {d.failures.map((f) => (
+            <span key={f} className="failure-chip">
+              {f.replace(/_/g, ' ')}
+            </span>
+          ))}
+        </p>
+      )}
       {d.error && <p className="error-inline">Generation failed: {d.error}</p>}
 
       <section>
