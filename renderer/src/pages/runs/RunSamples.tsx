@@ -54,61 +54,11 @@ function SampleFilters(): React.JSX.Element {
           ))}
         </select>
       </label>
-      <label>
-        Error
-        <select aria-label="Error verdict" value={filter.errorVerdicts?.[0] ?? ''} onChange={(e) => void setFilter({ errorVerdicts: one(e.target.value) })}>
-          <option value="">any</option>
-          {ERROR_VERDICTS.map((v) => (
-            <option key={v} value={v}>
-              {v.replace(/_/g, ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Endpoint
-        <select aria-label="Endpoint verdict" value={filter.endpointVerdicts?.[0] ?? ''} onChange={(e) => void setFilter({ endpointVerdicts: one(e.target.value) })}>
-          <option value="">any</option>
-          {PART_VERDICTS.map((v) => (
-            <option key={v} value={v}>
-              {v}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        An argument
-        <select aria-label="Argument verdict" value={filter.argumentVerdicts?.[0] ?? ''} onChange={(e) => void setFilter({ argumentVerdicts: one(e.target.value) })}>
-          <option value="">any</option>
-          {ARGUMENT_VERDICTS.map((v) => (
-            <option key={v} value={v}>
-              {v.replace(/_/g, ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Failure
-        <select aria-label="Failure class" value={filter.failures?.[0] ?? ''} onChange={(e) => void setFilter({ failures: one(e.target.value) })}>
-          <option value="">any</option>
-          {FAILURE_CLASSES.map((f) => (
-            <option key={f} value={f}>
-              {f.replace(/_/g, ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        API
-        <select aria-label="Run API" value={filter.apis?.[0] ?? ''} onChange={(e) => void setFilter({ apis: one(e.target.value) })}>
-          <option value="">all</option>
-          {apis.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </label>
+      <OneOf label="Error" aria="Error verdict" any="any" options={ERROR_VERDICTS} value={filter.errorVerdicts?.[0]} onChange={(v) => void setFilter({ errorVerdicts: one(v) })} />
+      <OneOf label="Endpoint" aria="Endpoint verdict" any="any" options={PART_VERDICTS} value={filter.endpointVerdicts?.[0]} onChange={(v) => void setFilter({ endpointVerdicts: one(v) })} />
+      <OneOf label="An argument" aria="Argument verdict" any="any" options={ARGUMENT_VERDICTS} value={filter.argumentVerdicts?.[0]} onChange={(v) => void setFilter({ argumentVerdicts: one(v) })} />
+      <OneOf label="Failure" aria="Failure class" any="any" options={FAILURE_CLASSES} value={filter.failures?.[0]} onChange={(v) => void setFilter({ failures: one(v) })} />
+      <OneOf label="API" aria="Run API" any="all" verbatim options={apis} value={filter.apis?.[0]} onChange={(v) => void setFilter({ apis: one(v) })} />
       <input aria-label="Endpoint contains" placeholder="GET /path…" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} size={14} />
       <label className="check">
         <input type="checkbox" checked={filter.overridden ?? false} onChange={(e) => void setFilter({ overridden: e.target.checked || undefined })} /> overridden
@@ -131,6 +81,23 @@ function SampleFilters(): React.JSX.Element {
         {loading ? 'loading…' : `${total} sample${total === 1 ? '' : 's'}`}
       </span>
     </div>
+  );
+}
+
+/** A filter that takes one value of a list, or none; verdict names read with spaces, API names as they are. */
+function OneOf(props: { label: string; aria: string; any: string; options: readonly string[]; value: string | undefined; onChange: (value: string) => void; verbatim?: boolean }): React.JSX.Element {
+  return (
+    <label>
+      {props.label}
+      <select aria-label={props.aria} value={props.value ?? ''} onChange={(e) => props.onChange(e.target.value)}>
+        <option value="">{props.any}</option>
+        {props.options.map((v) => (
+          <option key={v} value={v}>
+            {props.verbatim ? v : v.replace(/_/g, ' ')}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
