@@ -12,13 +12,13 @@ const fmt = (n: number, digits = 1): string => n.toFixed(digits);
  * timed-out outputs, and every failure's code. A random model writes whatever the grammar lets it,
  * so any failure here is a hole in the constraint engine. Slow (minutes per setup on a 2-core
  * machine): WAPII_BENCH_SAMPLES=N runs every (395/N)th sample only; WAPII_BENCH_MAX_TOKENS sets the
- * token limit (default 64).
+ * token limit (default 48).
  */
 export async function benchExecutability(): Promise<void> {
   const { samples, specs } = await loadWapiiBench();
   const wanted = Number(process.env['WAPII_BENCH_SAMPLES'] ?? samples.length);
   const indices = Array.from({ length: Math.min(wanted, samples.length) }, (_, i) => Math.floor((i * samples.length) / Math.min(wanted, samples.length)));
-  const maxTokens = Number(process.env['WAPII_BENCH_MAX_TOKENS'] ?? 64);
+  const maxTokens = Number(process.env['WAPII_BENCH_MAX_TOKENS'] ?? 48);
   console.log('\n## Executability of constrained code\n');
   console.log(`Random-weight 2×64 models, temperature ${EXECUTABILITY_SAMPLING.temperature} (top-k off, top-p 1), ${maxTokens} new tokens at most, ${indices.length} WAPIIBench samples per row, one output each, through the runner and the sandbox.\n`);
   console.log('| vocabulary | setup | outputs | executable | illegal | timeouts | tokens | s |');
