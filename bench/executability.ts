@@ -12,7 +12,7 @@ const fmt = (n: number, digits = 1): string => n.toFixed(digits);
  * timed-out outputs, and every failure's code. A random model writes whatever the grammar lets it,
  * so any failure here is a hole in the constraint engine. Slow (minutes per setup on a 2-core
  * machine): WAPII_BENCH_SAMPLES=N runs every (395/N)th sample only; WAPII_BENCH_MAX_TOKENS sets the
- * token limit (default 48).
+ * token limit (default 48); WAPII_BENCH_VOCABULARIES=llama-spm only that vocabulary.
  */
 export async function benchExecutability(): Promise<void> {
   const { samples, specs } = await loadWapiiBench();
@@ -24,7 +24,8 @@ export async function benchExecutability(): Promise<void> {
   console.log('| vocabulary | setup | outputs | executable | illegal | timeouts | tokens | s |');
   console.log('|---|---|---|---|---|---|---|---|');
   const tallies: ExecutabilityTally[] = [];
-  for (const vocabulary of ['qwen2', 'llama-spm'] as BundledVocabulary[]) {
+  const vocabularies = (process.env['WAPII_BENCH_VOCABULARIES']?.split(',') ?? ['qwen2', 'llama-spm']) as BundledVocabulary[];
+  for (const vocabulary of vocabularies) {
     for (const setup of ['full', 'argument'] as Setup[]) {
       const t = await constrainedRun({ vocabulary, setup, samples, indices, specs, maxTokens });
       tallies.push(t);
