@@ -7,6 +7,7 @@ import { benchConstraints, benchTokenConstraints } from './constraints.js';
 import { nativeGrammar } from './native.js';
 import { vocabFile } from '../test/support/vocab.js';
 import { benchExecution } from './execution.js';
+import { benchExecutability } from './executability.js';
 import { benchGeneration } from './generation.js';
 import { benchServe } from './serve.js';
 import { benchResults } from './results.js';
@@ -31,6 +32,8 @@ if (wanted('constraints') || wanted('tokens')) {
   if (wanted('tokens')) await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
 }
 if (wanted('execution')) await benchExecution(wapiibench);
+// Named only (`npm run bench -- executability`): a correctness sweep of tens of minutes, not a timing.
+if (only.includes('executability')) await benchExecutability();
 if (wanted('serve')) await benchServe(wapiibench);
 if (wanted('results')) await benchResults(root);
 if (wanted('retrieval')) await benchRetrieval();

@@ -133,12 +133,12 @@ export function stackId(stack: Stack): string {
 // --- literals ------------------------------------------------------------------------------
 
 const STRING_CLASSES = new Map(
-  [...QUOTES].map((q) => [q, q === '`' ? charClass('s`', (c) => c === '`' || c === '\\' || c === '$', true) : charClass(`s${q}`, (c) => c === q || c === '\\' || c === '\n', true)] as const),
+  [...QUOTES].map((q) => [q, q === '`' ? charClass('s`', (c) => c === '`' || c === '\\' || c === '$', true) : charClass(`s${q}`, (c) => c === q || c === '\\' || c === '\n' || c === '\r', true)] as const),
 );
 const MEMBER_CLASS = charClass('i', (c) => !IDENT.test(c), false, IDENT_CHARS);
 const KEY_CLASSES = new Map([
   ['', charClass('k', (c) => !IDENT.test(c), false)],
-  ...["'", '"'].map((q) => [q, charClass(`k${q}`, (c) => c === q || c === '\n' || c === '\\', false)] as const),
+  ...["'", '"'].map((q) => [q, charClass(`k${q}`, (c) => c === q || c === '\n' || c === '\r' || c === '\\', false)] as const),
 ]);
 
 /** A fixed word (`true`, `null`, `.then(`): each character in turn. */
@@ -164,6 +164,8 @@ export class WordFrame implements Frame {
   }
 }
 
+const BAD_ESCAPE = /[0-9xu]/;
+
 /** A string literal in any quote; escapes keep an escaped quote inside; an enum restricts the content. */
 export class StringFrame implements Frame {
   constructor(
@@ -188,12 +190,13 @@ export class StringFrame implements Frame {
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
     const to = (text: string, escape: boolean, options: readonly string[] | null, closed: boolean): Stack => push(new StringFrame(this.quote, text, escape, options, closed, this.scope), parent);
-    if (this.escape) return this.options ? [] : [to('', false, null, false)];
+    // Not `\x`, `\u` or a digit: those begin escapes that must be well-formed (a syntax error otherwise; octal ones are errors in templates).
+    if (this.escape) return this.options || BAD_ESCAPE.test(c) ? [] : [to('', false, null, false)];
     if (c === this.quote) {
       if (this.options && !this.options.includes(this.text)) return [];
       return [to(this.text, false, this.options, true)];
     }
-    if (c === '\n' && this.quote !== '`') return [];
+    if ((c === '\n' || c === '\r') && this.quote !== '`') return [];
     if (this.options) {
       const text = this.text + c;
       return this.options.some((o) => o.startsWith(text)) ? [to(text, false, this.options, false)] : [];
@@ -215,11 +218,11 @@ export class StringFrame implements Frame {
   }
 }
 
-/** A number literal: `-`? digits (`.` digits)? (`e` [+-]? digits)?; integers without fraction or exponent. */
+/** A number literal: `-`? digits (`.` digits)? (`e` [+-]? digits)?; integers without fraction or exponent; no leading zero (`01.5` does not parse, `017` is octal). */
 export class NumberFrame implements Frame {
   constructor(
     readonly integer: boolean,
-    readonly state: 'sign' | 'int' | 'dot' | 'frac' | 'e' | 'esign' | 'exp',
+    readonly state: 'sign' | 'zero' | 'int' | 'dot' | 'frac' | 'e' | 'esign' | 'exp',
   ) {}
   get id(): string {
     return `n${this.integer ? 'i' : ''}${this.state}`;
@@ -232,9 +235,10 @@ export class NumberFrame implements Frame {
     const to = (state: NumberFrame['state']): Stack[] => [push(new NumberFrame(this.integer, state), parent)];
     switch (this.state) {
       case 'sign':
-        return digit ? to('int') : [];
+        return c === '0' ? to('zero') : digit ? to('int') : [];
+      case 'zero':
       case 'int':
-        if (digit) return to('int');
+        if (digit) return this.state === 'zero' ? [] : to('int');
         if (this.integer) return [];
         return c === '.' ? to('dot') : c === 'e' || c === 'E' ? to('e') : [];
       case 'dot':
@@ -249,7 +253,7 @@ export class NumberFrame implements Frame {
     }
   }
   canEnd(): boolean {
-    return this.state === 'int' || this.state === 'frac' || this.state === 'exp';
+    return this.state === 'zero' || this.state === 'int' || this.state === 'frac' || this.state === 'exp';
   }
   completion(): string {
     return this.canEnd() ? '' : '0';
@@ -260,9 +264,12 @@ type ReferenceState = 'start' | 'root' | 'env' | 'dot' | 'member' | 'after';
 const ENV = '.env.';
 
 /**
- * A reference (constraints.md): a name declared before the call or `process.env.NAME`, then any
- * member access `.name`, index `[value]` or call `(value, ...)`, whose values follow the same
- * grammar. Only declared roots, so constrained code never names something undefined.
+ * A reference (constraints.md): a name declared before the call, with at most one member access
+ * `.name` or index `[value]`, or `process.env.NAME`. Only declared roots, so constrained code
+ * never names something undefined; one accessor and no calls, so it never throws or runs code:
+ * a second access reads a property of whatever the first gave (`process.env.X.y` of undefined is
+ * a TypeError), and a call may throw (not a function) or send a request of its own before the
+ * invocation's (`axios.get(url, axios(...))`), which the scorer would take for the program's.
  */
 export class ReferenceFrame implements Frame {
   constructor(
@@ -270,9 +277,14 @@ export class ReferenceFrame implements Frame {
     readonly state: ReferenceState,
     /** The root typed so far ('root'), or the part of `.env.` ('env'). */
     readonly text: string,
+    /**
+     * A declared name takes no accessor: in a URL's `${...}`, where a property's text could hold
+     * a `/` or `?` and make the URL one the spec does not define (some of axios' own do).
+     */
+    readonly bare = false,
   ) {}
   get id(): string {
-    return `r${this.state}${this.text}`;
+    return `r${this.bare ? 'b' : ''}${this.state}${this.text}`;
   }
   asciiOnly(): boolean {
     return this.state === 'start' || this.state === 'root' ? asciiNext(this.scope.roots, this.text) : true;
@@ -282,15 +294,7 @@ export class ReferenceFrame implements Frame {
     return this.state === 'member' ? MEMBER_CLASS : undefined;
   }
   private to(state: ReferenceState, text = ''): ReferenceFrame {
-    return new ReferenceFrame(this.scope, state, text);
-  }
-  /** What follows a whole reference: `.name`, `[value]`, `(arguments)`. */
-  private follow(c: string, parent: Stack): Stack[] {
-    const after = (): Stack => push(this.to('after'), parent);
-    if (c === '.') return [push(this.to('dot'), parent)];
-    if (c === '(') return [push(new ArgsFrame(this.scope, 'first'), after())];
-    if (c === '[') return [push(new ValueFrame(ANY_VALUE, this.scope), push(new WordFrame(']', 0), after()))];
-    return [];
+    return new ReferenceFrame(this.scope, state, text, this.bare);
   }
   step(c: string, parent: Stack): Stack[] {
     switch (this.state) {
@@ -298,7 +302,11 @@ export class ReferenceFrame implements Frame {
       case 'root': {
         const text = this.text + c;
         const out: Stack[] = this.scope.roots.some((r) => r.startsWith(text)) ? [push(this.to('root', text), parent)] : [];
-        if (this.state === 'root' && this.scope.declared.has(this.text)) out.push(...this.follow(c, parent));
+        if (this.state === 'root' && !this.bare && this.scope.declared.has(this.text)) {
+          // The one accessor of a declared name.
+          if (c === '.') out.push(push(this.to('dot'), parent));
+          if (c === '[') out.push(push(new ValueFrame(ANY_VALUE, this.scope), push(new WordFrame(']', 0), push(this.to('after'), parent))));
+        }
         if (this.text === 'process' && c === '.') out.push(push(this.to('env', '.'), parent));
         return out;
       }
@@ -310,9 +318,9 @@ export class ReferenceFrame implements Frame {
       case 'dot':
         return IDENT_START.test(c) ? [push(this.to('member'), parent)] : [];
       case 'member':
-        return IDENT.test(c) ? [push(this, parent)] : this.follow(c, parent);
+        return IDENT.test(c) ? [push(this, parent)] : [];
       case 'after':
-        return this.follow(c, parent);
+        return [];
     }
   }
   canEnd(): boolean {
@@ -337,33 +345,6 @@ export class ReferenceFrame implements Frame {
   }
 }
 
-/** A call's arguments after `(`: values of any kind (literals or references), comma-separated, then `)`. */
-export class ArgsFrame implements Frame {
-  constructor(
-    readonly scope: Scope,
-    readonly state: 'first' | 'after' | 'comma' | 'closed',
-  ) {}
-  get id(): string {
-    return `c${this.state}`;
-  }
-  asciiOnly(): boolean {
-    return true;
-  }
-  step(c: string, parent: Stack): Stack[] {
-    if (this.state === 'closed') return [];
-    if (isWs(c)) return [push(this, parent)];
-    if (c === ')') return [push(new ArgsFrame(this.scope, 'closed'), parent)];
-    if (this.state === 'after') return c === ',' ? [push(new ArgsFrame(this.scope, 'comma'), parent)] : [];
-    return new ValueFrame(ANY_VALUE, this.scope).step(c, push(new ArgsFrame(this.scope, 'after'), parent));
-  }
-  canEnd(): boolean {
-    return this.state === 'closed';
-  }
-  completion(): string {
-    return this.state === 'closed' ? '' : ')';
-  }
-}
-
 const ANY_VALUE: ValueRule = { kind: 'any' };
 
 // --- values by rule --------------------------------------------------------------------------
@@ -373,9 +354,14 @@ export class ValueFrame implements Frame {
   constructor(
     readonly rule: ValueRule,
     readonly scope: Scope,
+    /**
+     * False where the value's own keys are scored arguments (the data argument, the config's
+     * `headers` and `params`): a reference there could bring any key, so only a literal goes.
+     */
+    readonly references = true,
   ) {}
   get id(): string {
-    return `v${ruleId(this.rule)}`;
+    return `v${ruleId(this.rule)}${this.references ? '' : '!'}`;
   }
   asciiOnly(): boolean {
     return true;
@@ -384,7 +370,7 @@ export class ValueFrame implements Frame {
     if (isWs(c)) return [push(this, parent)];
     const out: Stack[] = [];
     startValue(this.rule, c, parent, out, this.scope);
-    out.push(...new ReferenceFrame(this.scope, 'start', '').step(c, parent));
+    if (this.references) out.push(...new ReferenceFrame(this.scope, 'start', '').step(c, parent));
     return out;
   }
   canEnd(): boolean {
@@ -410,7 +396,7 @@ function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[], sco
       return;
     case 'any':
       if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, null, false, scope), parent));
-      if (c === '-' || (c >= '0' && c <= '9')) out.push(push(new NumberFrame(false, c === '-' ? 'sign' : 'int'), parent));
+      if (c === '-' || (c >= '0' && c <= '9')) out.push(push(new NumberFrame(false, numberStart(c)), parent));
       for (const w of ['true', 'false', 'null']) if (w[0] === c) out.push(push(new WordFrame(w, 1), parent));
       if (c === '{') out.push(push(ObjectFrame.open(ANY_OBJECT, scope), parent));
       if (c === '[') out.push(push(new ArrayFrame(ANY_ARRAY, 0, 'first', scope), parent));
@@ -420,7 +406,7 @@ function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[], sco
       return;
     case 'number':
     case 'integer':
-      if (c === '-' || (c >= '0' && c <= '9')) out.push(push(new NumberFrame(rule.kind === 'integer', c === '-' ? 'sign' : 'int'), parent));
+      if (c === '-' || (c >= '0' && c <= '9')) out.push(push(new NumberFrame(rule.kind === 'integer', numberStart(c)), parent));
       return;
     case 'boolean':
       for (const w of ['true', 'false']) if (w[0] === c) out.push(push(new WordFrame(w, 1), parent));
@@ -436,6 +422,8 @@ function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[], sco
       return;
   }
 }
+
+const numberStart = (c: string): NumberFrame['state'] => (c === '-' ? 'sign' : c === '0' ? 'zero' : 'int');
 
 const ANY_OBJECT: ObjectRule = { kind: 'object', keys: [], rules: new Map(), required: 0n, additional: { kind: 'any' } };
 const ANY_ARRAY = { kind: 'array' as const, items: { kind: 'any' as const }, maxItems: Number.MAX_SAFE_INTEGER };
@@ -527,7 +515,7 @@ export class ObjectFrame implements Frame {
       case 'inKey': {
         if (this.keyQuote) {
           if (c === this.keyQuote) return this.keyDone(this.keyText) ? [push(this.with('colon', null, this.keyText), parent)] : [];
-          if (c === '\n' || c === '\\') return [];
+          if (c === '\n' || c === '\r' || c === '\\') return [];
           const text = this.keyText + c;
           return this.keyPrefixOk(text, false) ? [push(this.with('inKey', this.keyQuote, text), parent)] : [];
         }
@@ -544,7 +532,7 @@ export class ObjectFrame implements Frame {
         const key = this.keyDone(this.keyText);
         if (!key) return [];
         const seen = key.index >= 0 ? this.seen | (1n << BigInt(key.index)) : this.seen;
-        return [push(new ValueFrame(key.rule, this.scope), push(this.with('after', null, '', seen), parent))];
+        return [push(new ValueFrame(key.rule, this.scope, !this.rule.literalValues), push(this.with('after', null, '', seen), parent))];
       }
       case 'after':
         if (isWs(c)) return [push(this, parent)];

@@ -9,8 +9,9 @@ const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar
 # then free text. It is a relaxation of the workbench's own constraint language, because GBNF has
 # no set semantics: object keys may repeat and required keys are not enforced, arrays have no item
 # limit, and text after the first statement is free (a later \`axios.\` call is not checked).
-# Values may reference the names it was exported for (declared before the call) and
-# process.env.NAME, with member access, indexes and calls whose arguments are values again.
+# Values may reference the names it was exported for (declared before the call), with one member
+# access or index, or process.env.NAME; never as the body, headers or params (they could bring any
+# key), and only bare inside a URL's \${...}. No calls: constrained code must run.
 `;
 
 /** A GBNF string literal. */
@@ -30,18 +31,23 @@ class GrammarWriter {
     this.add('rest', '[^\\x00]*');
     this.add('term', '";" | ".then(" | ".catch(" | ".finally("');
     this.add('name', '[A-Za-z_$] [A-Za-z0-9_$]*');
-    // A reference: only declared roots (no ReferenceError), arguments and indexes are values again.
-    const roots = [...names.map(lit), '"process.env." name'].join(' | ');
-    this.add('ref', `( ${roots} ) ( "." name | "(" ws ( any ( ws "," ws any )* ws ","? )? ws ")" | "[" ws any "]" )*`);
-    this.add('qstr', `"'" ( [^'\\\\\\n] | "\\\\" [^\\x00] )* "'" | "\\"" ( [^"\\\\\\n] | "\\\\" [^\\x00] )* "\\""`);
+    // A reference: only declared roots (no ReferenceError), one accessor, no call (see ReferenceFrame); bare in a URL.
+    const env = '"process.env." name';
+    const declared = names.map(lit).join(' | ');
+    this.add('ref', declared ? `( ${declared} ) ( "." name | "[" ws any ws "]" )? | ${env}` : env);
+    this.add('bref', declared ? `${declared} | ${env}` : env);
+    // Escapes: not \x, \u or a digit (those must be well-formed, and octal ones are errors in templates).
+    this.add('esc', '"\\\\" [^\\x00-\\x1f0-9xu]');
+    this.add('qstr', `"'" ( [^'\\\\\\n\\r] | esc )* "'" | "\\"" ( [^"\\\\\\n\\r] | esc )* "\\""`);
     // A template's `${` holds a reference; `$` elsewhere is text.
-    this.add('tstr', '"`" ( [^`\\\\$] | "\\\\" [^\\x00] | "$"+ ( [^{`\\\\$] | "\\\\" [^\\x00] ) | "$"* "${" ref "}" )* "$"* "`"');
+    this.add('tstr', '"`" ( [^`\\\\$] | esc | "$"+ ( [^{`\\\\$] | esc ) | "$"* "${" ref "}" )* "$"* "`"');
     this.add('str', 'qstr | tstr');
-    this.add('num', '"-"? [0-9]+ ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?');
-    this.add('int', '"-"? [0-9]+');
+    this.add('num', '"-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?');
+    this.add('int', '"-"? ( "0" | [1-9] [0-9]* )');
     this.add('bool', '"true" | "false"');
     this.add('null', '"null"');
-    this.add('any', 'str | num | bool | null | ref | anyobj | anyarr');
+    this.add('anylit', 'str | num | bool | null | anyobj | anyarr');
+    this.add('any', 'anylit | ref');
     this.add('anyobj', '"{" ws ( anypair ( ws "," ws anypair )* ws ","? )? ws "}"');
     this.add('anypair', '( name | qstr ) ws ":" ws any');
     this.add('anyarr', '"[" ws ( any ( ws "," ws any )* ws ","? )? ws "]"');
@@ -71,10 +77,11 @@ class GrammarWriter {
     return name;
   }
 
+  /** A literal of the rule (a reference only inside it, as a nested value). */
   private literal(rule: ValueRule): string {
     switch (rule.kind) {
       case 'any':
-        return 'any';
+        return 'anylit';
       case 'string':
         return rule.enum ? rule.enum.flatMap((e) => QUOTES.map((q) => lit(q + e + q))).join(' | ') : 'str';
       case 'number':
@@ -97,7 +104,8 @@ class GrammarWriter {
   }
 
   object(rule: ObjectRule): string {
-    const pairs = rule.keys.map((k) => `${this.key(k)} ws ":" ws ${this.value(rule.rules.get(k)!)}`);
+    const valueOf = (r: ValueRule): string => (rule.literalValues ? `( ${this.literal(r)} )` : this.value(r));
+    const pairs = rule.keys.map((k) => `${this.key(k)} ws ":" ws ${valueOf(rule.rules.get(k)!)}`);
     if (rule.additional) pairs.push(`( name | qstr ) ws ":" ws ${this.value(rule.additional)}`);
     if (pairs.length === 0) return '"{" ws "}"';
     const pair = this.add(this.fresh('pair'), pairs.join(' | '));
@@ -109,7 +117,7 @@ class GrammarWriter {
     const seg = quote === '`' ? 'pbt' : quote === "'" ? 'psq' : 'pdq';
     if (!this.rules.has(seg)) {
       const chars = `A-Za-z0-9\\-._~!$&()*+,;=:@%<>${quote === "'" ? '"' : "'"}`;
-      this.add(seg, quote === '`' ? `( [${chars}] | "\${" ref "}" )+` : `[${chars}]+`);
+      this.add(seg, quote === '`' ? `( [${chars}] | "\${" bref "}" )+` : `[${chars}]+`);
     }
     const servers = this.compiled.spec.servers.map(lit).join(' | ');
     const path = endpoint.path
@@ -125,7 +133,7 @@ class GrammarWriter {
     const urls = QUOTES.map((q) => `( ${this.url(endpoint, q)} )`).join(' | ');
     const config = r.config ? this.object(r.config) : undefined;
     const configPart = config ? (r.configRequired ? ` ws "," ws ${config}` : ` ( ws "," ws ${config} )?`) : '';
-    const args = r.hasDataArgument ? ` ws "," ws ${this.value(r.data)}${configPart}` : configPart;
+    const args = r.hasDataArgument ? ` ws "," ws ( ${this.literal(r.data)} )${configPart}` : configPart;
     return this.add(this.fresh('call'), `( ${urls} )${args} ws ( "," ws )? ")"`);
   }
 

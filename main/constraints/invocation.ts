@@ -164,7 +164,8 @@ export class InvocationFrame implements Frame {
         if (c === ',') return [push(this.to(dataPossible ? 'preData' : 'preConfig'), parent)];
         return c === ')' && !dataPossible && !r?.configRequired ? [push(this.to('term'), parent)] : [];
       case 'preData':
-        return new ValueFrame(r!.data, this.compiled.scope).step(c, push(this.to('afterData'), parent));
+        // A literal: a reference as the body could bring keys the spec does not permit.
+        return new ValueFrame(r!.data, this.compiled.scope, false).step(c, push(this.to('afterData'), parent));
       case 'afterData':
         if (isWs(c)) return [push(this, parent)];
         if (c === ',') return [push(this.to('preConfig'), parent)];
@@ -298,7 +299,7 @@ export class UrlFrame implements Frame {
     if (this.value === '$') {
       // `${reference}` inside backticks, then `}`.
       const after = push(new UrlFrame(this.compiled, this.method, this.quote, this.at, this.param, '${}'), parent);
-      return c === '{' ? [push(new ReferenceFrame(this.compiled.scope, 'start', ''), push(new WordFrame('}', 0), after))] : [];
+      return c === '{' ? [push(new ReferenceFrame(this.compiled.scope, 'start', '', true), push(new WordFrame('}', 0), after))] : [];
     }
     const out: Stack[] = [];
     const complete = this.value !== '' && (!this.value.startsWith('<') || this.value.endsWith('>'));

@@ -28,13 +28,13 @@ describe('accepted invocations', () => {
     `axios.get('${BASE}/me');`,
     `axios.get("${BASE}/shipments", { params: { status: 'delivered', limit: 25 }, headers: { Authorization: \`Bearer \${token}\` } }).then(r => r);`,
     `axios.post(\`${BASE}/shipments/\${id}/labels\`, { format: 'zpl', size: "A6", }, { headers: { 'Content-Type': 'application/json' } })\n  .catch(console.error);`,
-    `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', body);`,
+    `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', { quantity: body.quantity });`,
     `axios.get('${BASE}/carriers/ups/rates', {\n  params: {\n    origin_country: 'US',\n    destination_country: 'CA',\n    weight_kg: 3.2,\n  },\n});`,
-    `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: getEnd() }, filters: { statuses: ['delivered', 'returned'] } });`,
+    `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: getEnd }, filters: { statuses: ['delivered', 'returned'] } });`,
     `axios.delete('${BASE}/warehouses/<warehouse_id>', { params: { force: true } }).finally(() => done());`,
     `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.env.HARBOR_KEY } });`,
-    `axios.put(\`${BASE}/warehouses/\${body.sku.toLowerCase()}/inventory/\${id}\`, body, { headers: { 'Content-Type': getEnd(id, [1, 'a'], { x: token },) } });`,
-    `axios.get('${BASE}/shipments', { params: { limit: body['quantity'], status: process.env.STATUS.trim() } });`,
+    `axios.put(\`${BASE}/warehouses/\${id}/inventory/\${process.env.SKU}\`, { quantity: body['quantity'], location: { aisle: \`\${body.sku}-\${token}\` } }, { headers: { 'Content-Type': 'application/json' } });`,
+    `axios.get('${BASE}/shipments', { params: { limit: body['quantity'], status: process.env.STATUS } });`,
   ])('%s', (completion) => {
     const { result, complete } = feed(STARTER + completion + '\nconsole.log("free text after the call");\n');
     expect(result).toEqual({ ok: true });
@@ -69,10 +69,21 @@ describe('each single illegal change is rejected at the offending character', ()
     ['header only for bodies', `axios.get('${BASE}/me', { headers: { '|Content-Type': 'application/json' } });`],
     ['concatenated URL', `axios.get('${BASE}/warehouses/|' + id);`],
     ['body method without data', `axios.post('${BASE}/reports'|);`],
-    ['a name not declared before the call', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', bod|x);`],
+    ['a name not declared before the call', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', { quantity: bod|x });`],
     ['an undeclared name in a template', `axios.get(\`${BASE}/shipments/\${|shipmentId}\`);`],
-    ['call arguments that are not values', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', getEnd(id |id));`],
+    // A reference takes one accessor and no call (constraints run: a call may throw or send a request of its own).
+    ['a call', `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: getEnd|() } });`],
+    ['a second accessor', `axios.get('${BASE}/shipments', { params: { status: body.sku|.trim } });`],
+    ['an accessor after process.env.NAME', `axios.get('${BASE}/shipments', { params: { status: process.env.STATUS|.trim() } });`],
+    ['a reference as the body (it could bring any key)', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', |body);`],
+    ['a reference as the params (it could bring any key)', `axios.get('${BASE}/shipments', { params: |body });`],
+    ['an accessor in a URL reference (its text could hold a slash)', `axios.get(\`${BASE}/shipments/\${body|.sku}\`);`],
     ['process without env', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.|argv } });`],
+    // Literals that parse: a leading zero, a \x/\u/digit escape and a raw carriage return do not (or not everywhere).
+    ['a number with a leading zero', `axios.get('${BASE}/shipments', { params: { limit: 0|1 } });`],
+    ['a hex escape', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': 'a\\|x4' } });`],
+    ['an octal escape in a template', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': \`a\\|1\` } });`],
+    ['a carriage return in a quoted string', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': 'a|\rb' } });`],
     ['a name starting with a digit', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.env.|1KEY } });`],
   ])('%s', (_name, template) => {
     const [completion, offset] = at(template);
@@ -83,6 +94,6 @@ describe('each single illegal change is rejected at the offending character', ()
   it('does not let the call reference the declaration it initialises (its temporal dead zone)', () => {
     const starter = "const axios = require('axios');\nconst response = await axios.";
     expect(feed(`${starter}get('${BASE}/shipments', { params: { limit: response.data } })`, starter).result).toMatchObject({ ok: false });
-    expect(feed(`${starter}get('${BASE}/shipments', { params: { limit: axios.defaults.limit } })`, starter).result).toEqual({ ok: true });
+    expect(feed(`${starter}get('${BASE}/shipments', { params: { limit: axios.defaults } })`, starter).result).toEqual({ ok: true });
   });
 });

@@ -20,6 +20,8 @@ export interface ObjectRule {
   readonly required: bigint;
   /** The rule of keys beyond `keys`, when the object is open. */
   readonly additional: ValueRule | null;
+  /** Its values are literals, never references: the config, whose `headers` and `params` objects are scored key by key. */
+  readonly literalValues?: boolean;
 }
 
 export const ANY: ValueRule = { kind: 'any' };
@@ -163,7 +165,7 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
   const configEntries: [string, ValueRule, boolean][] = [];
   if (headerEntries.length > 0) configEntries.push(['headers', objectRule(headerEntries, null), headerEntries.some(([, , r]) => r)]);
   if (queryEntries.length > 0) configEntries.push(['params', objectRule(queryEntries, null), queryEntries.some(([, , r]) => r)]);
-  const config = configEntries.length > 0 ? objectRule(configEntries, null) : null;
+  const config = configEntries.length > 0 ? { ...objectRule(configEntries, null), literalValues: true } : null;
   const content = endpoint.requestBody?.contents.find((c) => /json/i.test(c.mediaType)) ?? endpoint.requestBody?.contents[0];
   let data: ValueRule;
   if (!content) data = { kind: 'union', options: [objectRule([], null), { kind: 'null' }] };

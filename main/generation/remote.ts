@@ -1,7 +1,8 @@
-import { exportGbnf } from '../constraints/index.js';
+import { ConstraintMatcher, declaredNames, exportGbnf } from '../constraints/index.js';
+import type { CompletionPrompt } from '../prompt/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
-import type { Generation } from './generate.js';
+import type { Generation, Intervention } from './generate.js';
 
 export interface RemoteOptions extends SamplingOptions {
   /** The server's base URL (`http://host:8080` or `.../v1`). */
@@ -71,11 +72,14 @@ export function remoteBackend(options: RemoteOptions): GenerationBackend {
       }
       const choice = parsed.choices?.[0];
       if (!choice || typeof choice.text !== 'string') throw new Error(`${endpoint} answered without choices[0].text`);
+      const tokens = parsed.usage?.completion_tokens ?? 0;
+      const spec = options.constrainBy?.get(api);
+      const closed = spec ? closeInvocation(spec, prompt, choice.text, tokens) : undefined;
       return {
-        text: choice.text,
-        tokens: parsed.usage?.completion_tokens ?? 0,
+        text: choice.text + (closed?.text ?? ''),
+        tokens,
         stop: choice.finish_reason === 'length' ? 'limit' : choice.finish_reason === 'stop' ? 'snippet' : 'eos',
-        interventions: [],
+        interventions: closed ? [closed] : [],
         promptTokens: 0,
         reusedPromptTokens: 0,
         promptMs: 0,
@@ -90,4 +94,17 @@ export function remoteBackend(options: RemoteOptions): GenerationBackend {
     slot: () => slot,
     async [Symbol.asyncDispose]() {},
   };
+}
+
+/**
+ * A constrained output that the token limit (or the server's blank-line stop) cut inside the
+ * invocation is closed by the shortest legal completion, as the local backend does at its limit;
+ * the grammar kept every token legal, so the code then runs. Undefined where nothing is open, or
+ * where the text left the workbench's language (the GBNF is a relaxation of it: the score says).
+ */
+function closeInvocation(spec: ApiSpec, prompt: CompletionPrompt, text: string, step: number): Extract<Intervention, { kind: 'closed' }> | undefined {
+  const matcher = ConstraintMatcher.create(spec, declaredNames(prompt.starter));
+  if (!matcher.feed(prompt.text).ok || !matcher.feed(text).ok || matcher.isComplete()) return undefined;
+  const closing = matcher.completion();
+  return closing ? { kind: 'closed', step, text: closing } : undefined;
 }
