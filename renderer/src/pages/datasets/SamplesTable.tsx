@@ -2,6 +2,7 @@ import { createColumnHelper, flexRender, getCoreRowModel, getSortedRowModel, use
 import { useMemo, useState } from 'react';
 import type { Sample } from '../../../../main/api/schemas.js';
 import { useDatasets } from './datasetsStore.js';
+import { SortableHead } from '../../components/SortableHead.js';
 
 const column = createColumnHelper<Sample>();
 
@@ -38,18 +39,7 @@ export function SamplesTable(): React.JSX.Element {
   return (
     <div className="table-scroll">
       <table className="samples" data-testid="samples-table">
-        <thead>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((h) => (
-                <th key={h.id} style={{ width: h.getSize() }} onClick={h.column.getToggleSortingHandler()}>
-                  {flexRender(h.column.columnDef.header, h.getContext())}
-                  {{ asc: ' ▲', desc: ' ▼' }[h.column.getIsSorted() as string] ?? ''}
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
+        <SortableHead table={table} />
         <tbody>
           {table.getRowModel().rows.map((row) => (
             <tr

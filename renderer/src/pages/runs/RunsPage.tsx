@@ -7,6 +7,7 @@ import { step, useShortcuts } from '../../components/shortcuts.js';
 import { percent, when } from '../../format.js';
 import { RunProgress } from './RunProgress.js';
 import { isActive, useRuns } from './runsStore.js';
+import { SortableHead } from '../../components/SortableHead.js';
 
 const column = createColumnHelper<RunSummary>();
 
@@ -107,18 +108,7 @@ export function RunsPage(): React.JSX.Element {
       ) : (
         <div className="table-scroll">
           <table className="samples runs" data-testid="runs-table">
-            <thead>
-              {table.getHeaderGroups().map((g) => (
-                <tr key={g.id}>
-                  {g.headers.map((h) => (
-                    <th key={h.id} style={{ width: h.getSize() }} onClick={h.column.getToggleSortingHandler()}>
-                      {flexRender(h.column.columnDef.header, h.getContext())}
-                      {{ asc: ' ▲', desc: ' ▼' }[h.column.getIsSorted() as string] ?? ''}
-                    </th>
-                  ))}
-                </tr>
-              ))}
-            </thead>
+            <SortableHead table={table} />
             <tbody>
               {table.getRowModel().rows.map((row) => (
                 <tr key={row.id} data-run-id={row.original.id} className={row.original.id === focused ? 'selected' : undefined} onClick={() => void navigate(`/runs/${row.original.id}`)}>
