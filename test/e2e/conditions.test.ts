@@ -1,14 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../support/browser.js';
+import { hasChromium } from '../support/browser.js';
 import { ARTIFACTS, hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve.js';
+import { openSession, rendererBuilt, type Session } from '../support/session.js';
 import { hasVocabBundle } from '../support/vocab.js';
-
-const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
 const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `e2e-conditions-${name}.png`) });
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true });
 const runRows = (page: Page) => page.locator('[data-testid=runs-table] tbody tr');
@@ -25,25 +23,22 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('knowledge condit
   const dir = tempDir();
   const db = path.join(dir, 'conditions.db');
   const model = path.join(dir, 'tiny-qwen2.gguf');
-  let serve: ServeProcess;
-  let browser: Browser;
+  let session: Session | undefined;
+  let serve: Session['serve'];
   let page: Page;
 
   beforeAll(async () => {
-    if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
+    if (!rendererBuilt) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
     const made = wapii('make-test-model', '--vocab', 'qwen2', '--out', model);
     expect(made.status, made.stderr).toBe(0);
     // The dataset comes in by the CLI (the Datasets page's import is evaluation.test's); the same database serves the UI.
     const imported = wapii('--db', db, 'import', WAPIIBENCH_ALL, '--specs', WAPIIBENCH_SPECS, '--name', 'all');
     expect(imported.status, imported.stderr).toBe(0);
-    serve = await startServe(['--db', db], { serveArgs: ['--no-demo'] });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    session = await openSession(['--db', db], { serveArgs: ['--no-demo'] });
+    ({ serve, page } = session);
   });
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
+    await session?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedTestModel } from '../../main/generation/index.js';
-import { hasChromium, launchChromium } from '../support/browser.js';
-import { ARTIFACTS, REPO_ROOT, tempDir } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve.js';
+import { hasChromium } from '../support/browser.js';
+import { ARTIFACTS, tempDir } from '../support/paths.js';
+import { openSession, type Session } from '../support/session.js';
 import { hasVocabBundle } from '../support/vocab.js';
-
-const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
 
 /**
  * `wapii serve` has no file dialog: the Models page offers the GGUF files of the configured models
@@ -17,23 +15,19 @@ const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'
 describe.runIf(hasChromium && hasVocabBundle)('picking a model from the models folder in Chromium', () => {
   const dir = tempDir();
   const folder = path.join(dir, 'models');
-  let serve: ServeProcess;
-  let browser: Browser;
+  let session: Session | undefined;
+  let serve: Session['serve'];
   let page: Page;
 
   beforeAll(async () => {
-    if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
     fs.mkdirSync(path.join(folder, 'spm'), { recursive: true });
     fs.copyFileSync(cachedTestModel('llama-spm'), path.join(folder, 'spm', 'tiny-spm.gguf'));
     fs.writeFileSync(path.join(folder, 'notes.txt'), 'not a model');
-    serve = await startServe(['--db', path.join(dir, 'models.db')], { serveArgs: ['--no-demo', '--models', folder] });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    session = await openSession(['--db', path.join(dir, 'models.db')], { serveArgs: ['--no-demo', '--models', folder], page: { viewport: { width: 1400, height: 800 } } });
+    ({ serve, page } = session);
   });
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
+    await session?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

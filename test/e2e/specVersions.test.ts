@@ -1,29 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from '../support/browser.js';
-import { ARTIFACTS, DEMO_SPECS, REPO_ROOT, tempDir } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve.js';
-
-const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
+import { hasChromium } from '../support/browser.js';
+import { ARTIFACTS, DEMO_SPECS, tempDir } from '../support/paths.js';
+import { openSession, type Session } from '../support/session.js';
 
 /** The spec-version diff view on `wapii serve`'s demo: the demo spec's v2 against the stored v1. */
 describe.runIf(hasChromium)('spec versions in Chromium on `wapii serve`', () => {
   const dir = tempDir();
-  let serve: ServeProcess;
-  let browser: Browser;
+  let session: Session | undefined;
+  let serve: Session['serve'];
   let page: Page;
   beforeAll(async () => {
-    if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
-    serve = await startServe(['--db', path.join(dir, 'specs.db')]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    session = await openSession(['--db', path.join(dir, 'specs.db')]);
+    ({ serve, page } = session);
   });
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
+    await session?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
