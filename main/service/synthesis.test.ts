@@ -6,6 +6,7 @@ import { errorReply, safetyReply, samplesReply, startGeminiStandIn, textReply, t
 import { DEMO_SPECS, tempDir } from '../../test/support/paths.js';
 import type { WorkbenchApi } from '../api/contract.js';
 import { environmentKeys } from './apiKeys.js';
+import { mayReceiveKey } from './synthesis.js';
 import { localClient, readDemo, WorkbenchService } from './index.js';
 import { Store } from '../store/index.js';
 
@@ -138,6 +139,22 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     expect(standIn.requests.slice(asked).map((r) => r.asked[0]).sort()).toEqual(['DELETE /webhooks/{webhook_id}', 'GET /webhooks', 'POST /webhooks']);
     expect(resumed).toMatchObject({ status: 'finished', counts: { done: 7, failed: 0, samples: 7 } });
     expect((await client.getCoverage({ datasetId })).apis[0]).toMatchObject({ covered: 22 });
+  });
+
+  it('sends the key only to the provider or a server on this machine: another base URL is refused before anything is stored or sent', async () => {
+    const before = store.counts();
+    await expect(client.synthesize({ datasetId, provider: 'gemini', baseUrl: 'http://203.0.113.7:8080/', wait: true })).rejects.toMatchObject({
+      code: 'bad_input',
+      message: "the Gemini API key is sent only to the provider's own host or a server on this machine, not to http://203.0.113.7:8080/",
+    });
+    expect(store.counts()).toEqual(before);
+    expect(standIn.requests).toHaveLength(0);
+    expect(mayReceiveKey('https://generativelanguage.googleapis.com', 'generativelanguage.googleapis.com')).toBe(true);
+    expect(mayReceiveKey('http://generativelanguage.googleapis.com', 'generativelanguage.googleapis.com')).toBe(false);
+    expect(mayReceiveKey('http://127.0.0.1:9/v1', 'api.openai.com')).toBe(true);
+    expect(mayReceiveKey('http://[::1]:9/v1', 'api.openai.com')).toBe(true);
+    expect(mayReceiveKey('https://api.openai.com.evil.example/v1', 'api.openai.com')).toBe(false);
+    expect(mayReceiveKey('not a url', 'api.openai.com')).toBe(false);
   });
 
   it('an invalid key or a missing one ends as one line naming what to do; nothing is stored', async () => {

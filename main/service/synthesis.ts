@@ -47,8 +47,29 @@ const normaliseKey = (text: string): string => {
  * Synthesis jobs: choosing the endpoints, making the provider, running the job and storing what
  * it gives (checked, and its ground-truth program run in the sandbox) as it arrives.
  */
+/**
+ * Whether a provider's API key may be sent to this base URL: the provider's own host, or a server
+ * on this machine (a stand-in, a proxy). Anywhere else a job could hand the key to whoever runs it.
+ */
+export function mayReceiveKey(baseUrl: string, officialHost: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === officialHost) return url.protocol === 'https:';
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const keyRefusal = (baseUrl: string, provider: string): string =>
+  `the ${provider} API key is sent only to the provider's own host or a server on this machine, not to ${baseUrl}`;
+
 export class SynthesisJobs {
   private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  /** Jobs being resumed: between the check and the launch (a local model may take seconds to load). */
+  private readonly starting = new Set<number>();
   constructor(private readonly ctx: SynthesisContext) {}
 
   readonly isActive = (id: number): boolean => this.active.has(id);
@@ -112,12 +133,15 @@ export class SynthesisJobs {
     if (provider === 'gemini') {
       const key = this.ctx.keys.get('gemini');
       if (!key) throw new WapiiError('bad_input', `no Gemini API key: set ${KEY_VARIABLES.gemini.join(' or ')} (in the app: save it in the synthesis settings)`);
+      if (settings.baseUrl && !mayReceiveKey(settings.baseUrl, 'generativelanguage.googleapis.com')) throw new WapiiError('bad_input', keyRefusal(settings.baseUrl, 'Gemini'));
       return geminiProvider({ apiKey: key.key, model: model ?? DEFAULT_GEMINI_MODEL, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) });
     }
     if (provider === 'openai') {
       if (!model) throw new WapiiError('bad_input', 'the openai provider needs --model (the name the server knows the model by)');
-      const key = this.ctx.keys.get('openai');
-      return openAiProvider({ baseUrl: settings.baseUrl ?? 'https://api.openai.com/v1', model, ...(key ? { apiKey: key.key } : {}) });
+      const baseUrl = settings.baseUrl ?? 'https://api.openai.com/v1';
+      // The key goes only where it belongs; another server (llama-server, vLLM elsewhere) is asked without it.
+      const key = mayReceiveKey(baseUrl, 'api.openai.com') ? this.ctx.keys.get('openai') : undefined;
+      return openAiProvider({ baseUrl, model, ...(key ? { apiKey: key.key } : {}) });
     }
     if (!settings.modelFile) throw new WapiiError('bad_input', 'the local provider needs --model <file.gguf>');
     try {
@@ -152,7 +176,17 @@ export class SynthesisJobs {
 
   async resume(input: Parsed<'resumeSynthesis'>): Promise<Output<'resumeSynthesis'>> {
     const job = this.job(input.jobId);
-    if (job.status === 'running') throw new WapiiError('conflict', `synthesis job ${job.id} is running already`);
+    if (job.status === 'running' || this.starting.has(job.id)) throw new WapiiError('conflict', `synthesis job ${job.id} is running already`);
+    // Held from here until launch: a second resume while the provider loads must not start it twice.
+    this.starting.add(job.id);
+    try {
+      return await this.resumeJob(job, input.wait);
+    } finally {
+      this.starting.delete(job.id);
+    }
+  }
+
+  private async resumeJob(job: SynthesisJob, wait: boolean): Promise<SynthesisJob> {
     const open = this.ctx.store.synthesis.openEndpoints(job.id);
     if (open.length === 0) throw new WapiiError('conflict', `synthesis job ${job.id} has no endpoint left to ask for`);
     const targets: SynthesisTarget[] = [];
@@ -163,7 +197,7 @@ export class SynthesisJobs {
     }
     const provider = await this.provider(job.provider, job.settings, job.provider === 'local' ? undefined : job.model);
     this.ctx.store.synthesis.setStatus(job.id, 'running');
-    return this.launch(job.id, job.datasetId, provider, job.settings, targets, input.wait);
+    return this.launch(job.id, job.datasetId, provider, job.settings, targets, wait);
   }
 
   cancel(jobId: number): SynthesisJob {
