@@ -86,7 +86,11 @@ export class RunJobs {
     if (this.closed) return;
     this.queue.push({ runId, retryErrors });
     this.setStatus(runId, 'queued', { error: null });
-    this.pumping ??= this.pump().finally(() => (this.pumping = undefined));
+    // The queue never takes the process down: a failure it could not pin on a run (the database
+    // refusing a status write) is logged and the queue stops; the next enqueue starts it again.
+    this.pumping ??= this.pump()
+      .catch((error: unknown) => console.error(`wapii: the run queue stopped: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => (this.pumping = undefined));
   }
 
   /** Stops a queued or running run; the outputs stored so far stay. */
@@ -177,8 +181,15 @@ export class RunJobs {
     const controller = new AbortController();
     let markStopped = (): void => undefined;
     this.active = { runId, controller, stopAs: 'cancelled', stopped: new Promise<void>((r) => (markStopped = r)) };
-    this.setStatus(runId, 'running', { error: null });
-    const inputs = this.ctx.runs.inputs(runId);
+    let inputs: ReturnType<RunRepository['inputs']>;
+    try {
+      this.setStatus(runId, 'running', { error: null });
+      inputs = this.ctx.runs.inputs(runId);
+    } catch (error) {
+      this.active = undefined;
+      markStopped();
+      throw error;
+    }
     const sampleIds = new Map(inputs.map((i) => [i.index, i.sampleId]));
     let lastEmit = 0;
     const onProgress = (p: RunProgress): void => {
@@ -239,9 +250,13 @@ export class RunJobs {
       // (a Resume right after "finished") must not find the run still active.
       this.live.delete(runId);
       this.active = undefined;
-      this.setStatus(runId, ending.status, ending.fields);
-      await backend?.[Symbol.asyncDispose]();
-      markStopped();
+      try {
+        this.setStatus(runId, ending.status, ending.fields);
+      } finally {
+        // Whatever the database said, the model is released and a waiting cancel returns.
+        await backend?.[Symbol.asyncDispose]();
+        markStopped();
+      }
     }
   }
 }

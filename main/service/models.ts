@@ -98,6 +98,9 @@ export class ModelLibrary {
     }
     if (!inspected.fit.fitsRam) throw new WapiiError('bad_input', `${name} ${inspected.fit.summary}`);
     this.fits.set(file, inspected.fit);
+    // Added meanwhile (a second click, a scan beside a finishing download): that entry stands.
+    const addedMeanwhile = this.options.models.byPath(file);
+    if (addedMeanwhile) return this.toModel(addedMeanwhile);
     const sizeBytes = fs.statSync(file).size;
     const id = this.options.models.add({
       path: file,
@@ -113,8 +116,16 @@ export class ModelLibrary {
   private ggufFiles(input: { folder?: string | undefined }): { folder: string; files: string[] } {
     const folder = path.resolve(input.folder ?? this.options.folder);
     if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new WapiiError('bad_input', `models folder not found: ${folder}`);
+    // A subfolder that cannot be read (permissions) is passed over, not the whole listing.
+    const entries = (dir: string): fs.Dirent[] => {
+      try {
+        return fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return [];
+      }
+    };
     const walk = (dir: string, depth: number): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() && depth < 3 ? walk(path.join(dir, e.name), depth + 1) : e.isFile() && /\.gguf$/i.test(e.name) ? [path.join(dir, e.name)] : []));
+      entries(dir).flatMap((e) => (e.isDirectory() && depth < 3 ? walk(path.join(dir, e.name), depth + 1) : e.isFile() && /\.gguf$/i.test(e.name) ? [path.join(dir, e.name)] : []));
     return { folder, files: walk(folder, 0).sort() };
   }
 

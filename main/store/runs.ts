@@ -263,12 +263,13 @@ export class RunRepository {
 
   /** Runs left queued or running by a process that is gone (the app or `serve` died): they become interrupted. */
   markOrphansInterrupted(isAlive: (pid: number) => boolean): number[] {
-    const rows = this.db.prepare("SELECT id, owner_pid FROM runs WHERE status IN ('queued', 'running')").all() as { id: number; owner_pid: number | null }[];
-    const orphans = rows.filter((r) => r.owner_pid === null || !isAlive(r.owner_pid)).map((r) => r.id);
-    const mark = this.db.prepare("UPDATE runs SET status = 'interrupted', owner_pid = NULL, error = COALESCE(error, 'the process running it stopped') WHERE id = ?");
-    this.store.transaction(() => {
+    // Read and marked in one write transaction: a run another process resumes meanwhile keeps its status.
+    return this.store.transaction(() => {
+      const rows = this.db.prepare("SELECT id, owner_pid FROM runs WHERE status IN ('queued', 'running')").all() as { id: number; owner_pid: number | null }[];
+      const orphans = rows.filter((r) => r.owner_pid === null || !isAlive(r.owner_pid)).map((r) => r.id);
+      const mark = this.db.prepare("UPDATE runs SET status = 'interrupted', owner_pid = NULL, error = COALESCE(error, 'the process running it stopped') WHERE id = ?");
       for (const id of orphans) mark.run(id);
+      return orphans;
     });
-    return orphans;
   }
 }

@@ -45,7 +45,7 @@ interface JobRow {
 
 const now = (): string => new Date().toISOString();
 
-/** Synthesis jobs, their endpoints and answers, and the provenance of the samples they stored. */
+/** Synthesis jobs, their endpoints and answers, and the provenance of the samples they stored. Writes begin IMMEDIATE (see Store.transaction). */
 export class SynthesisRepository {
   constructor(private readonly db: Database.Database) {}
 
@@ -59,7 +59,7 @@ export class SynthesisRepository {
       const add = this.db.prepare("INSERT INTO synthesis_endpoints (job_id, api, endpoint, status, updated_at) VALUES (?, ?, ?, 'pending', ?)");
       for (const e of job.endpoints) add.run(id, e.api, e.endpoint, now());
       return id;
-    })();
+    }).immediate();
   }
 
   /** A job as stored; `active` says whether this process is running it (else a stored `running` is `interrupted`). */
@@ -143,7 +143,7 @@ export class SynthesisRepository {
         "UPDATE synthesis_endpoints SET status = 'failed', failure = ?, message = ?, answer_id = ?, prompt_hash = ?, attempts = attempts + 1, updated_at = ? WHERE job_id = ? AND api = ? AND endpoint = ?",
       );
       for (const e of endpoints) update.run(failure.kind, failure.message, answerId, promptHash ?? null, now(), jobId, api, e);
-    })();
+    }).immediate();
   }
 
   /**
@@ -182,7 +182,7 @@ export class SynthesisRepository {
         "UPDATE synthesis_endpoints SET status = 'done', samples = ?, failure = NULL, message = NULL, answer_id = ?, prompt_hash = ?, attempts = attempts + 1, updated_at = ? WHERE job_id = ? AND api = ? AND endpoint = ?",
       );
       for (const [endpoint, n] of perEndpoint) done.run(n, answerId, input.answer.promptHash, at, input.jobId, input.api, endpoint);
-    })();
+    }).immediate();
   }
 
   /** Row counts of the synthesis tables, for tests that assert what was (not) written. */

@@ -22,7 +22,11 @@ export interface LocalSynthesisOptions {
 export async function localProvider(options: LocalSynthesisOptions): Promise<SynthesisProvider> {
   const runtime: Runtime = await loadRuntime(options.modelFile, { gpu: options.gpu ?? 'auto' });
   const contextSize = options.contextSize ?? Math.min(runtime.model.trainContextSize, 16_384);
-  const context = await runtime.model.createContext({ contextSize, sequences: 1 });
+  // A context that does not fit (memory) must not leave the loaded model behind: each retry would load another.
+  const context = await runtime.model.createContext({ contextSize, sequences: 1 }).catch(async (error: unknown) => {
+    await runtime.dispose();
+    throw error;
+  });
   const maxOutputTokens = options.maxOutputTokens ?? Math.min(4096, Math.floor(contextSize / 2));
   let queue: Promise<unknown> = Promise.resolve();
   const model = runtime.info.modelFile.split(/[\\/]/).pop() ?? runtime.info.modelFile;
