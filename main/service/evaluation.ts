@@ -230,6 +230,10 @@ export class EvaluationService implements EvaluationHandlers {
   deleteRun = async (input: Parsed<'deleteRun'>): Promise<Output<'deleteRun'>> => {
     const run = this.results.run(input.runId);
     if (this.jobs.isQueuedOrActive(run.id)) throw new WapiiError('conflict', `run ${run.id} is ${run.status}; cancel it before deleting it`);
+    const row = this.runs.get(run.id);
+    if (row && (row.status === 'queued' || row.status === 'running') && row.ownerPid !== null && isAlive(row.ownerPid)) {
+      throw new WapiiError('conflict', `run ${run.id} is ${row.status} in another process (${row.ownerPid}); cancel it there before deleting it`);
+    }
     const deleted = this.runs.delete(run.id);
     this.results.invalidate(run.id);
     this.options.emit({ type: 'runsChanged' });
