@@ -220,7 +220,12 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         await dispose();
       }
       if (opts['json']) {
-        const json = results.map((r) => ({ ...r.report, run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) }));
+        // As `report --json` prints it (failure classes included), plus the run's number.
+        const json = [];
+        for (const r of results) {
+          const failures = await runFailureCounts(program, r.runId);
+          json.push({ ...r.report, ...(failures ? { failures } : {}), run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) });
+        }
         io.stdout(JSON.stringify(json.length === 1 ? json[0] : json, null, 2) + '\n');
       } else for (const r of results) io.stdout(`${conditions.length > 1 ? `knowledge: ${r.condition}\n` : ''}${reportText(r.report)}run ${r.runId}\n`);
     });
