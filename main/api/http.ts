@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
@@ -193,7 +194,11 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
   server.on('error', (error) => log(`serve: ${error.message}`));
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  allowedHosts = new Set([`${shownHost}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+  // Bound to every interface (0.0.0.0, ::): a browser elsewhere names one of this machine's
+  // addresses. Only address literals, never a name, so DNS rebinding still gets nowhere.
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const interfaces = wildcard ? Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => (i.family === 'IPv6' ? `[${i.address}]` : i.address))) : [];
+  allowedHosts = new Set([`${shownHost}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, ...interfaces.map((a) => `${a}:${port}`)]);
   allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
   cookie = cookieName(port);
   const base = `http://${shownHost}:${port}`;

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/paths.js';
@@ -35,6 +37,13 @@ describe('`wapii serve` takes its token from the environment or a file, and warn
 
   it('warns when listening on an address other than loopback', async () => {
     const serve = await startServe(['--db', db()], { serveArgs: ['--no-demo', '--host', '0.0.0.0'] });
+    // Bound to every interface, it answers a browser that names one of this machine's addresses, and no other name.
+    const port = new URL(serve.url).port;
+    const address = Object.values(os.networkInterfaces()).flatMap((l) => l ?? []).find((i) => i.family === 'IPv4')?.address ?? '127.0.0.1';
+    const status = async (host: string): Promise<number> =>
+      (await rawPost(Number(port), host, serve.token)).status;
+    expect(await status(`${address}:${port}`)).toBe(200);
+    expect(await status(`attacker.example:${port}`)).toBe(403);
     await serve.stop();
     expect(serve.output()).toContain('warning: --host 0.0.0.0 is not loopback');
     const local = await startServe(['--db', db()], { serveArgs: ['--no-demo', '--host', '127.0.0.1'] });
@@ -42,3 +51,15 @@ describe('`wapii serve` takes its token from the environment or a file, and warn
     expect(local.output()).not.toContain('warning');
   });
 });
+
+/** A POST with a Host header of our choosing (fetch does not let a caller set Host). */
+function rawPost(port: number, host: string, token: string): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/api/listDatasets', method: 'POST', headers: { Host: host, Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
