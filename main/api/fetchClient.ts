@@ -46,9 +46,32 @@ export function createFetchClient(options: FetchClientOptions): WorkbenchApi {
   return client as WorkbenchApi;
 }
 
-/** Server-sent events from `wapii serve`, where EventSource exists (browsers). */
+/**
+ * Server-sent events from `wapii serve`, where EventSource exists (browsers). Every subscriber
+ * of one page shares one stream: a browser allows only six connections per server, so a stream
+ * per store (runs, datasets, models...) in two or three open tabs would leave no connection for
+ * calls, and they would wait forever.
+ */
+const streams = new Map<string, { source: EventSource; listeners: Set<(event: WorkbenchEvent) => void> }>();
 export function subscribeEventSource(baseUrl: string, listener: (event: WorkbenchEvent) => void): () => void {
-  const source = new EventSource(`${baseUrl}/api/events`, { withCredentials: true });
-  source.onmessage = (message: MessageEvent<string>) => listener(JSON.parse(message.data) as WorkbenchEvent);
-  return () => source.close();
+  let stream = streams.get(baseUrl);
+  if (!stream) {
+    const source = new EventSource(`${baseUrl}/api/events`, { withCredentials: true });
+    const listeners = new Set<(event: WorkbenchEvent) => void>();
+    source.onmessage = (message: MessageEvent<string>) => {
+      const event = JSON.parse(message.data) as WorkbenchEvent;
+      for (const l of [...listeners]) l(event);
+    };
+    stream = { source, listeners };
+    streams.set(baseUrl, stream);
+  }
+  const { source, listeners } = stream;
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && streams.get(baseUrl)?.source === source) {
+      source.close();
+      streams.delete(baseUrl);
+    }
+  };
 }

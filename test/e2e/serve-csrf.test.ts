@@ -110,12 +110,24 @@ describe.runIf(hasChromium)('`wapii serve` refuses cross-site writes from a real
     const second = await context.newPage();
     await second.goto(other.openUrl);
     const first = await context.newPage();
+    const streams: string[] = [];
+    first.on('request', (r) => {
+      if (r.url().endsWith('/api/events')) streams.push(r.url());
+    });
+    // Every page of the app subscribes to events; one tab must still hold one stream, or a few
+    // tabs use up the browser's six connections per server and calls wait forever.
     await first.goto(`${serve.url}/`);
+    for (const page of ['Models', 'Runs', 'Review', 'Compare', 'Datasets']) {
+      await first.getByRole('link', { name: page, exact: true }).click();
+      await first.locator('.nav.active', { hasText: page }).waitFor();
+    }
+    await first.waitForTimeout(500);
+    expect(streams.length).toBe(1);
     const call = (url: string): Promise<number> =>
       (url === serve.url ? first : second).evaluate(async () => (await fetch('/api/listDatasets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status);
     expect(await call(serve.url)).toBe(200);
     expect(await call(other.url)).toBe(200);
     const names = (await context.cookies()).map((c) => c.name).sort();
     expect(names).toEqual([`wapii_token_${new URL(serve.url).port}`, `wapii_token_${new URL(other.url).port}`].sort());
-   }, 180_000);
+  }, 180_000);
 });
