@@ -184,11 +184,19 @@ export async function executeRun(input: {
   };
 
   let next = 0;
+  // A slot that throws (the store cannot write) stops the others taking samples, and the run ends
+  // only when every slot has stopped: no slot goes on writing to a run its caller saw fail.
+  let failure: { error: unknown } | undefined;
   await Promise.all(
     Array.from({ length: Math.min(backend.slots, queue.length) }, async (_, slot) => {
-      while (next < queue.length && !input.signal?.aborted) await runOne(slot, queue[next++]!);
+      try {
+        while (next < queue.length && !input.signal?.aborted && !failure) await runOne(slot, queue[next++]!);
+      } catch (error) {
+        failure ??= { error };
+      }
     }),
   );
+  if (failure) throw failure.error;
   const interrupted = (input.signal?.aborted ?? false) && next < queue.length;
   const run = store.getRun(runId)!;
   const result = reportOf(run);

@@ -8,6 +8,7 @@ import { createFetchClient } from '../api/fetchClient.js';
 import { startHttpTransport } from '../api/http.js';
 import { cachedTestModel } from '../generation/index.js';
 import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
+import { RunRepository } from '../store/runs.js';
 import { callMethod, localClient, openWorkbench, readDemo, type Workbench } from './index.js';
 
 const demo = readDemo(REPO_ROOT);
@@ -137,6 +138,15 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect(restored).toMatchObject({ sample_verdict: 'wrong', overridden: false });
       expect(restored.overrides.map((o) => o.to)).toEqual(['correct', null]);
       expect((await s.client.getRun({ runId })).correct).toBeCloseTo(before.correct!);
+      // Two reviewers override one output at once: one lands, the other is told, none stacks on a state it never saw.
+      const both = await Promise.allSettled(['correct', 'correct'].map((verdict, i) => s.client.overrideVerdict({ runId, index: 29, verdict: verdict as 'correct', reason: `reviewer ${i}` })));
+      expect(both.map((b) => b.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(both.find((b) => b.status === 'rejected')).toMatchObject({ reason: { code: 'conflict' } });
+      expect((await s.client.getRunSample({ runId, index: 29 })).overrides.map((o) => o.to)).toEqual(['correct', null, 'correct']);
+      // The same race across processes: an override based on two overrides, when there are three now, is not written.
+      const stale = new RunRepository(s.workbench.store).addOverride(runId, { sampleIndex: 29, attempt: 0, author: 'other', reason: 'stale', from: 'wrong', to: 'correct' }, 2);
+      expect(stale).toBe(false);
+      expect((await s.client.getRunSample({ runId, index: 29 })).overrides).toHaveLength(3);
     });
 
     it('exports a run as CSV, JSON, Markdown, LaTeX and a folder of programs', async () => {

@@ -311,7 +311,9 @@ export class RunResults {
     if (!current.verdict) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} failed to generate (${current.error}); there is no verdict to override`);
     if (input.verdict === null && !current.overridden) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} has no override to withdraw`);
     if (input.verdict !== null && input.verdict === current.verdict.sample_verdict) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} is already ${input.verdict}`);
-    this.ctx.runs.addOverride(run.id, { sampleIndex: input.index, attempt: input.attempt, author: this.ctx.author, reason: input.reason, from: current.verdict.sample_verdict, to: input.verdict });
+    // The verdict checked above must still be the output's when the override is written.
+    const added = this.ctx.runs.addOverride(run.id, { sampleIndex: input.index, attempt: input.attempt, author: this.ctx.author, reason: input.reason, from: current.verdict.sample_verdict, to: input.verdict }, current.overrides.length);
+    if (!added) throw new WapiiError('conflict', `sample ${input.index} of run ${run.id} was overridden by someone else meanwhile; reload it and try again`);
     this.invalidate(run.id);
     const fresh = this.run(run.id);
     const report = await this.report(fresh);

@@ -255,10 +255,21 @@ export class RunRepository {
     ) as OverrideRow[];
   }
 
-  addOverride(runId: number, o: Omit<OverrideRow, 'id' | 'at'>): void {
-    this.db
-      .prepare('INSERT INTO run_overrides (run_id, sample_index, attempt, at, author, reason, from_verdict, to_verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(runId, o.sampleIndex, o.attempt, now(), o.author, o.reason, o.from, o.to);
+  /**
+   * Records an override made on the output as the caller saw it: `seen` is how many overrides it
+   * read there (they are only ever added). Checked and written in one write transaction, so of two
+   * overrides made at once on one output the second is refused (false) instead of stacking on a
+   * state it never saw.
+   */
+  addOverride(runId: number, o: Omit<OverrideRow, 'id' | 'at'>, seen: number): boolean {
+    return this.store.transaction(() => {
+      const made = this.db.prepare('SELECT COUNT(*) AS n FROM run_overrides WHERE run_id = ? AND sample_index = ? AND attempt = ?').get(runId, o.sampleIndex, o.attempt) as { n: number };
+      if (made.n !== seen) return false;
+      this.db
+        .prepare('INSERT INTO run_overrides (run_id, sample_index, attempt, at, author, reason, from_verdict, to_verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(runId, o.sampleIndex, o.attempt, now(), o.author, o.reason, o.from, o.to);
+      return true;
+    });
   }
 
   /** Runs left queued or running by a process that is gone (the app or `serve` died): they become interrupted. */

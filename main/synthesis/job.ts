@@ -103,13 +103,22 @@ export async function runSynthesisJob(provider: SynthesisProvider, plan: JobPlan
     if (read.samples.length > 0) await sink.accept(batch, prompt.value, answer, read.samples);
     if (read.missing.length > 0) sink.fail(batch, read.missing, { kind: 'missing', message: 'the answer holds no sample for this endpoint' }, prompt.value, answer);
   };
+  // A batch that throws (the store cannot write) keeps the batches not yet begun from starting,
+  // and the job ends only when those in flight have: none writes after its caller saw it fail.
+  let failure: { error: unknown } | undefined;
   await Promise.all(
     batches.map((batch) =>
       limit(async () => {
-        await one(batch);
-        sink.progress(++done, batches.length);
+        if (failure) return;
+        try {
+          await one(batch);
+          sink.progress(++done, batches.length);
+        } catch (error) {
+          failure ??= { error };
+        }
       }),
     ),
   );
+  if (failure) throw failure.error;
   return { cancelled: signal?.aborted ?? false };
 }
