@@ -13,6 +13,7 @@ import { ModelLibrary } from './models.js';
 import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimateLine, inputManifest, selectSubset, settingsOf, snapshotWithKnowledge, type StartRunInput } from './runPlan.js';
 import { RunResults } from './runResults.js';
 import { compareConditions } from './runConditions.js';
+import { isAlive } from './liveness.js';
 
 /** The evaluation methods of the contract (models, runs, results), as the service implements them. */
 export type EvaluationMethod =
@@ -51,16 +52,6 @@ export interface EvaluationOptions {
   readonly gpu?: GpuChoice;
   readonly threads?: number;
   readonly onProgress?: (runId: number, progress: RunProgress) => void;
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Models, runs on stored datasets, their results: one object behind the contract's evaluation methods. */

@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answersForUncovered, demoSubset, UNCOVERED_BY_SUBSET } from '../../test/support/demoSubset.js';
 import { errorReply, safetyReply, samplesReply, startGeminiStandIn, textReply, type Reply, type SeenRequest } from '../../test/support/geminiStandIn.js';
@@ -180,5 +183,30 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     await service.settle();
     expect((await client.getSynthesisJob({ jobId: cancelled.id })).status).toBe('cancelled');
     expect((await client.getSynthesisJob({ jobId: job.id })).counts).toMatchObject({ done: 1, pending: 6, samples: 1 });
+  });
+
+  it('a job another live process runs shows running, and is neither resumed nor cancelled here; once that process is gone it is interrupted and resumes', async () => {
+    standIn.respond.current = () => ({ hang: true });
+    const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, batchSize: 1, concurrency: 1, wait: false });
+    while (standIn.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    await client.cancelSynthesis({ jobId: job.id });
+    await service.settle();
+    // Another workbench process sharing the database resumes the job (and is held there).
+    const storeModule = fileURLToPath(new URL('../store/index.ts', import.meta.url));
+    const script = `const { Store } = await import(${JSON.stringify(storeModule)}); const r = Store.open(${JSON.stringify(path.join(dir, 'wapii.db'))}); if (!r.ok || !r.value.synthesis.claim(${job.id}, () => true).ok) process.exit(1); process.stdout.write('claimed\\n'); setInterval(() => {}, 1000);`;
+    const other = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await once(other.stdout, 'data');
+      expect((await client.getSynthesisJob({ jobId: job.id })).status).toBe('running');
+      await expect(client.resumeSynthesis({ jobId: job.id, wait: true })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('running already') });
+      await expect(client.cancelSynthesis({ jobId: job.id })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('another process') });
+    } finally {
+      other.kill('SIGKILL');
+      await once(other, 'exit');
+    }
+    expect((await client.getSynthesisJob({ jobId: job.id })).status).toBe('interrupted');
+    standIn.respond.current = good;
+    const resumed = await client.resumeSynthesis({ jobId: job.id, wait: true });
+    expect(resumed).toMatchObject({ status: 'finished', counts: { pending: 0, failed: 0 } });
   });
 });

@@ -24,6 +24,7 @@ import {
 } from '../synthesis/index.js';
 import { KEY_VARIABLES, type ApiKeyStore } from './apiKeys.js';
 import { apiCoverage, endpointKey } from './coverage.js';
+import { isAlive } from './liveness.js';
 
 export interface SynthesisContext {
   readonly store: Store;
@@ -72,7 +73,8 @@ export class SynthesisJobs {
   private readonly starting = new Set<number>();
   constructor(private readonly ctx: SynthesisContext) {}
 
-  readonly isActive = (id: number): boolean => this.active.has(id);
+  /** Running here, or in another live process that shares the database (it owns the job). */
+  readonly isActive = (id: number, ownerPid: number | null): boolean => this.active.has(id) || (ownerPid !== null && ownerPid !== process.pid && isAlive(ownerPid));
 
   job(id: number): SynthesisJob {
     const job = this.ctx.store.synthesis.getJob(id, this.isActive);
@@ -196,7 +198,11 @@ export class SynthesisJobs {
       if (endpoints.length > 0) targets.push({ ...a, endpoints });
     }
     const provider = await this.provider(job.provider, job.settings, job.provider === 'local' ? undefined : job.model);
-    this.ctx.store.synthesis.setStatus(job.id, 'running');
+    const claimed = this.ctx.store.synthesis.claim(job.id, isAlive);
+    if (!claimed.ok) {
+      await provider[Symbol.asyncDispose]();
+      throw new WapiiError('conflict', `synthesis job ${job.id} was resumed meanwhile by another process (pid ${claimed.ownerPid})`);
+    }
     return this.launch(job.id, job.datasetId, provider, job.settings, targets, wait);
   }
 
@@ -204,6 +210,7 @@ export class SynthesisJobs {
     const job = this.job(jobId);
     const running = this.active.get(jobId);
     if (running) running.controller.abort();
+    else if (job.status === 'running') throw new WapiiError('conflict', `synthesis job ${jobId} is running in another process; cancel it there`);
     else if (job.status === 'interrupted') this.ctx.store.synthesis.setStatus(jobId, 'cancelled');
     else throw new WapiiError('conflict', `synthesis job ${jobId} is not running (it is ${job.status})`);
     return this.job(jobId);

@@ -205,4 +205,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE run_inputs ADD COLUMN knowledge TEXT;   -- JSON string[]: the prompt's API knowledge lines (NULL: none)
   ALTER TABLE run_samples ADD COLUMN failures TEXT;   -- JSON FailureClass[] of the scorer's verdict (NULL: not classified yet; filled on read)
   `,
+  /* 7: the process running a synthesis job, so another process sharing the database neither shows it interrupted nor resumes it twice */ `
+  ALTER TABLE synthesis_jobs ADD COLUMN owner_pid INTEGER;   -- NULL once the job stopped
+  `,
 ];

@@ -41,9 +41,13 @@ interface JobRow {
   requests: number;
   retries: number;
   cost_usd: number;
+  owner_pid: number | null;
 }
 
 const now = (): string => new Date().toISOString();
+
+/** Whether a job stored as running is running: in this process, or in the live process that owns it. */
+type Active = (id: number, ownerPid: number | null) => boolean;
 
 /** Synthesis jobs, their endpoints and answers, and the provenance of the samples they stored. Writes begin IMMEDIATE (see Store.transaction). */
 export class SynthesisRepository {
@@ -53,8 +57,8 @@ export class SynthesisRepository {
     return this.db.transaction(() => {
       const id = Number(
         this.db
-          .prepare("INSERT INTO synthesis_jobs (dataset_id, provider, model, settings, status, created_at) VALUES (?, ?, ?, ?, 'running', ?)")
-          .run(job.datasetId, job.provider, job.model, JSON.stringify(job.settings), now()).lastInsertRowid,
+          .prepare("INSERT INTO synthesis_jobs (dataset_id, provider, model, settings, status, created_at, owner_pid) VALUES (?, ?, ?, ?, 'running', ?, ?)")
+          .run(job.datasetId, job.provider, job.model, JSON.stringify(job.settings), now(), process.pid).lastInsertRowid,
       );
       const add = this.db.prepare("INSERT INTO synthesis_endpoints (job_id, api, endpoint, status, updated_at) VALUES (?, ?, ?, 'pending', ?)");
       for (const e of job.endpoints) add.run(id, e.api, e.endpoint, now());
@@ -62,18 +66,21 @@ export class SynthesisRepository {
     }).immediate();
   }
 
-  /** A job as stored; `active` says whether this process is running it (else a stored `running` is `interrupted`). */
-  getJob(id: number, active: (id: number) => boolean = () => false): SynthesisJob | undefined {
+  /**
+   * A job as stored; `active` says whether it is running, here or in the process that owns it
+   * (else a stored `running` is `interrupted`).
+   */
+  getJob(id: number, active: Active = () => false): SynthesisJob | undefined {
     const row = this.db.prepare('SELECT * FROM synthesis_jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row ? this.toJob(row, active) : undefined;
   }
 
-  listJobs(datasetId: number | undefined, active: (id: number) => boolean = () => false): SynthesisJob[] {
+  listJobs(datasetId: number | undefined, active: Active = () => false): SynthesisJob[] {
     const rows = (datasetId === undefined ? this.db.prepare('SELECT * FROM synthesis_jobs ORDER BY id').all() : this.db.prepare('SELECT * FROM synthesis_jobs WHERE dataset_id = ? ORDER BY id').all(datasetId)) as JobRow[];
     return rows.map((r) => this.toJob(r, active));
   }
 
-  private toJob(row: JobRow, active: (id: number) => boolean): SynthesisJob {
+  private toJob(row: JobRow, active: Active): SynthesisJob {
     const endpoints = this.endpointsOf(row.id);
     const count = (status: SynthesisEndpoint['status']): number => endpoints.filter((e) => e.status === status).length;
     return {
@@ -81,7 +88,7 @@ export class SynthesisRepository {
       datasetId: row.dataset_id,
       provider: row.provider,
       model: row.model,
-      status: row.status === 'running' && !active(row.id) ? 'interrupted' : row.status,
+      status: row.status === 'running' && !active(row.id, row.owner_pid) ? 'interrupted' : row.status,
       settings: JSON.parse(row.settings) as Settings,
       createdAt: row.created_at,
       finishedAt: row.finished_at,
@@ -117,8 +124,23 @@ export class SynthesisRepository {
     return this.db.prepare("SELECT api, endpoint FROM synthesis_endpoints WHERE job_id = ? AND status != 'done' ORDER BY rowid").all(jobId) as { api: string; endpoint: string }[];
   }
 
-  setStatus(jobId: number, status: 'running' | 'cancelled' | 'finished'): void {
-    this.db.prepare('UPDATE synthesis_jobs SET status = ?, finished_at = ? WHERE id = ?').run(status, status === 'running' ? null : now(), jobId);
+  setStatus(jobId: number, status: 'cancelled' | 'finished'): void {
+    this.db.prepare('UPDATE synthesis_jobs SET status = ?, finished_at = ?, owner_pid = NULL WHERE id = ?').run(status, now(), jobId);
+  }
+
+  /**
+   * Makes this process the one running a job, unless a live other process runs it: read and
+   * written in one write transaction, so of two processes resuming a job at once one gets it.
+   */
+  claim(jobId: number, isAlive: (pid: number) => boolean): { ok: true } | { ok: false; ownerPid: number } {
+    return this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT status, owner_pid FROM synthesis_jobs WHERE id = ?').get(jobId) as Pick<JobRow, 'status' | 'owner_pid'> | undefined;
+        if (row?.status === 'running' && row.owner_pid !== null && row.owner_pid !== process.pid && isAlive(row.owner_pid)) return { ok: false as const, ownerPid: row.owner_pid };
+        this.db.prepare("UPDATE synthesis_jobs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?").run(process.pid, jobId);
+        return { ok: true as const };
+      })
+      .immediate();
   }
 
   addUsage(jobId: number, usage: { inputTokens: number; outputTokens: number }, costUsd: number): void {
