@@ -64,6 +64,16 @@ describe.runIf(hasChromium && hasWapiiBench)('the workbench in Chromium on `wapi
     await detail.getByRole('button', { name: 'Undo last edit' }).click();
     await expect.poll(() => detail.locator('.history li').first().textContent()).toContain('(undone)');
     expect(await detail.getByRole('button', { name: 'Undo last edit' }).isDisabled()).toBe(true);
+    // Undone, so no sample is accepted; the flagged Slack samples are all still unreviewed.
+    await page.locator('.filters').getByLabel('Review state').selectOption('accepted');
+    await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('0 samples');
+    await page.locator('.filters').getByLabel('Review state').selectOption('unreviewed');
+    await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('5 samples');
+    await page.locator('.filters').getByLabel('Review state').selectOption('');
+    await page.getByLabel('Method').selectOption('post');
+    await expect.poll(async () => new Set(await page.locator('[data-testid=samples-table] tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['POST']));
+    await page.getByLabel('Method').selectOption('');
+    await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('5 samples');
   });
 
   it('shows a bad import as one line and keeps the data', async () => {

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
 import { REVIEW_STATES } from '../../../../main/api/constants.js';
+import { OneOf, verbatim } from '../../components/OneOf.js';
 import { useDatasets } from './datasetsStore.js';
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const CHECK_STATUSES = ['ok', 'flagged'] as const;
 
 export function Filters(): React.JSX.Element {
   const filter = useDatasets((s) => s.filter);
@@ -20,47 +22,10 @@ export function Filters(): React.JSX.Element {
   }, [text, filter.text, setFilter]);
   return (
     <div className="filters">
-      <label>
-        API
-        <select aria-label="API" value={filter.api ?? ''} onChange={(e) => void setFilter({ api: e.target.value })}>
-          <option value="">all</option>
-          {dataset?.apis.map((a) => (
-            <option key={a.api} value={a.api}>
-              {a.api} ({a.samples})
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Method
-        <select aria-label="Method" value={filter.method ?? ''} onChange={(e) => void setFilter({ method: e.target.value })}>
-          <option value="">all</option>
-          {METHODS.map((m) => (
-            <option key={m} value={m}>
-              {m.toUpperCase()}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Review
-        <select aria-label="Review state" value={filter.reviewState ?? ''} onChange={(e) => void setFilter({ reviewState: (e.target.value || undefined) as (typeof REVIEW_STATES)[number] | undefined })}>
-          <option value="">all</option>
-          {REVIEW_STATES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Checks
-        <select aria-label="Check status" value={filter.checkStatus ?? ''} onChange={(e) => void setFilter({ checkStatus: (e.target.value || undefined) as 'ok' | 'flagged' | undefined })}>
-          <option value="">all</option>
-          <option value="ok">ok</option>
-          <option value="flagged">flagged</option>
-        </select>
-      </label>
+      <OneOf label="API" aria="API" any="all" options={dataset?.apis.map((a) => a.api) ?? []} text={(api) => `${api} (${dataset?.apis.find((a) => a.api === api)?.samples ?? 0})`} value={filter.api || undefined} onChange={(api) => void setFilter({ api: api ?? '' })} />
+      <OneOf label="Method" aria="Method" any="all" options={METHODS} text={(m) => m.toUpperCase()} value={filter.method || undefined} onChange={(method) => void setFilter({ method: method ?? '' })} />
+      <OneOf label="Review" aria="Review state" any="all" options={REVIEW_STATES} text={verbatim} value={filter.reviewState} onChange={(reviewState) => void setFilter({ reviewState })} />
+      <OneOf label="Checks" aria="Check status" any="all" options={CHECK_STATUSES} text={verbatim} value={filter.checkStatus} onChange={(checkStatus) => void setFilter({ checkStatus })} />
       {filter.endpoint && (
         <span className="chip" data-testid="endpoint-filter">
           endpoint <code>{filter.endpoint}</code>

@@ -4,6 +4,7 @@ import { CHECKLIST_ITEMS, parseChecklist, REVIEW_STATES } from '../../../../main
 import type { QuickFix } from './reviewStore.js';
 import type { ReviewState } from '../../../../main/api/schemas.js';
 import { Empty } from '../../components/Empty.js';
+import { OneOf, verbatim } from '../../components/OneOf.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { attempt, useNotices } from '../../notices.js';
 import { getClient } from '../../client.js';
@@ -78,28 +79,8 @@ export function ReviewPage(): React.JSX.Element {
             </option>
           ))}
         </select>
-        <label>
-          Review
-          <select aria-label="Queue review state" value={s.filter.reviewState} onChange={(e) => void s.setFilter({ reviewState: e.target.value as ReviewState | 'all' })}>
-            <option value="all">all</option>
-            {REVIEW_STATES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          API
-          <select aria-label="Queue API" value={s.filter.api} onChange={(e) => void s.setFilter({ api: e.target.value })}>
-            <option value="">all</option>
-            {s.coverage?.apis.map((a) => (
-              <option key={a.api} value={a.api}>
-                {a.api}
-              </option>
-            ))}
-          </select>
-        </label>
+        <OneOf label="Review" aria="Queue review state" any="all" options={REVIEW_STATES} text={verbatim} value={s.filter.reviewState === 'all' ? undefined : s.filter.reviewState} onChange={(state) => void s.setFilter({ reviewState: state ?? 'all' })} />
+        <OneOf label="API" aria="Queue API" any="all" options={s.coverage?.apis.map((a) => a.api) ?? []} text={verbatim} value={s.filter.api || undefined} onChange={(api) => void s.setFilter({ api: api ?? '' })} />
         <label>
           Endpoint
           <select aria-label="Queue endpoint" value={s.filter.endpoint} onChange={(e) => void s.setFilter({ endpoint: e.target.value })}>

@@ -6,6 +6,7 @@ import { Empty } from '../../components/Empty.js';
 import { Verdict } from '../../components/Verdict.js';
 import { keyOf, useRunPage } from './runPageStore.js';
 import './failures.css';
+import { OneOf, verbatim } from '../../components/OneOf.js';
 
 const NOT_CORRECT: SampleVerdict[] = SAMPLE_VERDICTS.filter((v) => v !== 'correct');
 const ROW_HEIGHT = 30;
@@ -39,7 +40,7 @@ function SampleFilters(): React.JSX.Element {
   }, [text, endpoint, filter.text, filter.endpoint, setFilter]);
   const verdicts = filter.sampleVerdicts ?? [];
   const verdictChoice = verdicts.length === 0 ? '' : verdicts.length === NOT_CORRECT.length && NOT_CORRECT.every((v) => verdicts.includes(v)) ? 'not-correct' : verdicts.join(',');
-  const one = <T extends string>(value: string): T[] | undefined => (value ? [value as T] : undefined);
+  const one = <T extends string>(value: T | undefined): T[] | undefined => (value ? [value] : undefined);
   return (
     <div className="filters">
       <label>
@@ -58,7 +59,7 @@ function SampleFilters(): React.JSX.Element {
       <OneOf label="Endpoint" aria="Endpoint verdict" any="any" options={PART_VERDICTS} value={filter.endpointVerdicts?.[0]} onChange={(v) => void setFilter({ endpointVerdicts: one(v) })} />
       <OneOf label="An argument" aria="Argument verdict" any="any" options={ARGUMENT_VERDICTS} value={filter.argumentVerdicts?.[0]} onChange={(v) => void setFilter({ argumentVerdicts: one(v) })} />
       <OneOf label="Failure" aria="Failure class" any="any" options={FAILURE_CLASSES} value={filter.failures?.[0]} onChange={(v) => void setFilter({ failures: one(v) })} />
-      <OneOf label="API" aria="Run API" any="all" verbatim options={apis} value={filter.apis?.[0]} onChange={(v) => void setFilter({ apis: one(v) })} />
+      <OneOf label="API" aria="Run API" any="all" text={verbatim} options={apis} value={filter.apis?.[0]} onChange={(v) => void setFilter({ apis: one(v) })} />
       <input aria-label="Endpoint contains" placeholder="GET /path…" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} size={14} />
       <label className="check">
         <input type="checkbox" checked={filter.overridden ?? false} onChange={(e) => void setFilter({ overridden: e.target.checked || undefined })} /> overridden
@@ -81,23 +82,6 @@ function SampleFilters(): React.JSX.Element {
         {loading ? 'loading…' : `${total} sample${total === 1 ? '' : 's'}`}
       </span>
     </div>
-  );
-}
-
-/** A filter that takes one value of a list, or none; verdict names read with spaces, API names as they are. */
-function OneOf(props: { label: string; aria: string; any: string; options: readonly string[]; value: string | undefined; onChange: (value: string) => void; verbatim?: boolean }): React.JSX.Element {
-  return (
-    <label>
-      {props.label}
-      <select aria-label={props.aria} value={props.value ?? ''} onChange={(e) => props.onChange(e.target.value)}>
-        <option value="">{props.any}</option>
-        {props.options.map((v) => (
-          <option key={v} value={v}>
-            {props.verbatim ? v : v.replace(/_/g, ' ')}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }
 
