@@ -44,7 +44,8 @@ const POLL_MS = 20;
 /** V8's messages when it gives up on memory, which isolated-vm answers with abort(). */
 const OOM = /out of memory|heap limit|allocation failed|invalid table size|invalid array length/i;
 
-function residentMb(pid: number): number | undefined {
+/** VmRSS of a process in MB, or undefined once it is gone (Linux /proc). */
+export function residentMb(pid: number): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : undefined;

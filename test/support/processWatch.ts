@@ -1,14 +1,5 @@
 import fs from 'node:fs';
-
-/** VmRSS of a process in MB, or undefined once it is gone (Linux /proc). */
-function residentMb(pid: number): number | undefined {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { residentMb } from '../../main/execution/supervisor.js';
 
 function childrenOf(pid: number): number[] {
   try {

@@ -1,21 +1,8 @@
 import { useEffect, useState } from 'react';
 import { REVIEW_STATES } from '../../../../main/api/constants.js';
-import type { RequestConfig, ReviewState } from '../../../../main/api/schemas.js';
+import type { ReviewState } from '../../../../main/api/schemas.js';
+import { parseRequestText } from '../../components/requestText.js';
 import { useDatasets } from './datasetsStore.js';
-
-/** Reads the edited request; a one-line reason when it is not a valid request. */
-function parseConfig(text: string): { config?: RequestConfig; error?: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { error: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'the request must be a JSON object' };
-  const v = value as Record<string, unknown>;
-  if (typeof v['url'] !== 'string' || typeof v['method'] !== 'string') return { error: 'the request needs a string `url` and `method`' };
-  return { config: value as RequestConfig };
-}
 
 export function SampleDetail(): React.JSX.Element | null {
   const detail = useDatasets((s) => s.selected);
@@ -32,7 +19,7 @@ export function SampleDetail(): React.JSX.Element | null {
   }, [detail]);
   if (!detail) return null;
   const { sample, endpoint, revisions, canUndo } = detail;
-  const parsed = editing ? parseConfig(draft) : {};
+  const parsed = editing ? parseRequestText(draft) : {};
   return (
     <aside className="detail" data-testid="sample-detail">
       <header>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { JsonValue, RequestConfig } from '../../../../main/api/schemas.js';
+import { parseRequestText } from '../../components/requestText.js';
 import type { Draft } from './reviewStore.js';
 
 const LOCATIONS = [
@@ -18,17 +19,6 @@ function readLiteral(text: string): JsonValue {
   } catch {
     return text;
   }
-}
-
-function parseConfig(text: string): { config?: RequestConfig; error?: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { error: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (!isRecord(value) || typeof value['url'] !== 'string' || typeof value['method'] !== 'string') return { error: 'the request needs to be an object with a string `url` and `method`' };
-  return { config: value as unknown as RequestConfig };
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -56,8 +46,8 @@ export function SampleEditor({ base, draft, onDraft }: { base: { task: string; c
   const json = JSON.stringify(current.config, null, 2);
   const [text, setText] = useState(json);
   // The JSON follows form edits and fixes, but not while what is typed already says the same.
-  useEffect(() => setText((t) => (same(parseConfig(t).config, current.config) ? t : json)), [json, current.config]);
-  const parsed = parseConfig(text);
+  useEffect(() => setText((t) => (same(parseRequestText(t).config, current.config) ? t : json)), [json, current.config]);
+  const parsed = parseRequestText(text);
   const commitOnEnter = (e: React.KeyboardEvent<HTMLInputElement>): void => {
     if (e.key === 'Enter') e.currentTarget.blur();
   };
@@ -145,7 +135,7 @@ export function SampleEditor({ base, draft, onDraft }: { base: { task: string; c
           spellCheck={false}
           onChange={(e) => {
             setText(e.target.value);
-            const next = parseConfig(e.target.value).config;
+            const next = parseRequestText(e.target.value).config;
             if (next && !same(next, current.config)) update({ config: next });
           }}
         />
