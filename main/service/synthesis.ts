@@ -226,7 +226,14 @@ export class SynthesisJobs {
     // Every request in flight, its retries and their waits listen to the job's one signal.
     setMaxListeners(0, controller.signal);
     const done = this.execute(jobId, datasetId, provider, settings, targets, controller.signal)
-      .catch((error: unknown) => this.ctx.log(`synthesis job ${jobId} stopped: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
+      .catch((error: unknown) => {
+        this.ctx.log(`synthesis job ${jobId} stopped: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        try {
+          this.ctx.store.synthesis.release(jobId);
+        } catch {
+          // The database is what failed; a restart finds the job's process gone and shows it interrupted.
+        }
+      })
       .finally(() => this.active.delete(jobId));
     this.active.set(jobId, { controller, done });
     if (wait) await done;

@@ -128,6 +128,11 @@ export class SynthesisRepository {
     this.db.prepare('UPDATE synthesis_jobs SET status = ?, finished_at = ?, owner_pid = NULL WHERE id = ?').run(status, now(), jobId);
   }
 
+  /** This process stops running a job it failed to finish: everywhere it reads as interrupted, resumable. */
+  release(jobId: number): void {
+    this.db.prepare('UPDATE synthesis_jobs SET owner_pid = NULL WHERE id = ? AND owner_pid = ?').run(jobId, process.pid);
+  }
+
   /**
    * Makes this process the one running a job, unless a live other process runs it: read and
    * written in one write transaction, so of two processes resuming a job at once one gets it.
