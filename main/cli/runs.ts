@@ -70,7 +70,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       setting: str('setting') as 'unconstrained' | 'constrained',
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
-      parallel: Number(str('parallel')),
+      parallel: opts['parallel'] !== undefined ? Number(str('parallel')) : 1,
       contextSize: Number(str('context')),
       knowledge,
     };

@@ -142,3 +142,20 @@ export function describeRuntime(info: RuntimeInfo): string {
   const where = info.backend === 'cpu' ? `CPU, ${info.threads} threads (${info.cpuReason})` : `${info.backend} on ${info.devices.join(', ')}, ${info.layersOffloaded}/${info.layers} layers offloaded, ${Math.round(info.vramUsedBytes / 2 ** 20)} MiB VRAM`;
   return `${info.architecture} ${info.quantisation}, ${where}, ${Math.round(info.ramUsedBytes / 2 ** 20)} MiB RAM`;
 }
+
+/**
+ * The run's second line: how many sequences are decoded at once and on how many threads, and why
+ * (the defaults follow `npm run bench -- generation`, see the README's Benchmarks).
+ */
+export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads'>, choice: { parallel: number | undefined; threads: number | undefined }): string {
+  const sequences = choice.parallel ?? 1;
+  const why =
+    choice.parallel !== undefined
+      ? 'as asked (--parallel)'
+      : info.backend === 'cpu'
+        ? 'the default: on a CPU, parallel sequences decoded slower than one in the generation bench'
+        : 'the default; on a GPU a batch of sequences costs about one step: try --parallel 4';
+  const threads = choice.threads !== undefined ? 'as asked (--threads)' : 'one per physical core: more than the cores slows every token';
+  return `decoding: ${sequences} sequence${sequences === 1 ? '' : 's'} at a time (${why}); ${info.threads} CPU thread${info.threads === 1 ? '' : 's'} (${threads})`;
+}
+

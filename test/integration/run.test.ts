@@ -176,6 +176,8 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
       if (fs.existsSync(db)) storedBefore = withStore(db, (s) => s.listRuns()[0]?.samples ?? 0);
     }
     expect(storedBefore, stderr).toBeGreaterThanOrEqual(3);
+    // The run says what it chose for decoding, and why.
+    expect(stderr).toMatch(/^decoding: 1 sequence at a time \(the default[:;] [^)]+\); \d+ CPU threads? \(one per physical core/m);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
