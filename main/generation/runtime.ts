@@ -158,4 +158,3 @@ export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads'>,
   const threads = choice.threads !== undefined ? 'as asked (--threads)' : 'one per physical core: more than the cores slows every token';
   return `decoding: ${sequences} sequence${sequences === 1 ? '' : 's'} at a time (${why}); ${info.threads} CPU thread${info.threads === 1 ? '' : 's'} (${threads})`;
 }
-
