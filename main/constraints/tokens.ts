@@ -8,13 +8,15 @@ import type { Vocabulary } from './vocabulary.js';
  * flat array.
  */
 interface TrieNode {
-  readonly children: Map<string, TrieNode>;
-  /** The children under ASCII characters: all a state that takes only ASCII needs to look at. */
-  ascii: [string, TrieNode][];
-  readonly tokens: number[];
+  /** The children, `keys[i]` leading to `nodes[i]`; those under ASCII characters come first. */
+  readonly keys: readonly string[];
+  readonly nodes: readonly TrieNode[];
+  /** How many children are under ASCII characters: all a state that takes only ASCII needs to look at. */
+  readonly ascii: number;
+  readonly tokens: readonly number[];
   readonly depth: number;
-  lo: number;
-  hi: number;
+  readonly lo: number;
+  readonly hi: number;
 }
 
 /** What the mask needs per character class (see CharClass), built on first use. */
@@ -60,29 +62,47 @@ export interface TokenIndex {
 
 const indexes = new WeakMap<Vocabulary, TokenIndex>();
 
-/** A trie over (text, token) pairs, its nodes numbered depth first; returns the root and the order. */
+/** A trie node while it is built: a map for the lookups, dropped once the trie is numbered. */
+interface Building {
+  children: Map<string, Building> | undefined;
+  tokens: number[] | undefined;
+}
+const NO_KEYS: readonly string[] = Object.freeze([]);
+const NO_NODES: readonly TrieNode[] = Object.freeze([]);
+const NO_TOKENS: readonly number[] = Object.freeze([]);
+
+/**
+ * A trie over (text, token) pairs, its nodes numbered depth first; returns the root and the order.
+ * The finished nodes hold plain arrays, and leaves share empty ones: a vocabulary's tries are a
+ * million nodes, and with a Map each they made a heap that took half a second per full GC, which
+ * landed inside a mask as its worst case.
+ */
 function buildTrie(entries: Iterable<readonly [readonly string[], number]>): { root: TrieNode; order: number[] } {
-  const newNode = (depth: number): TrieNode => ({ children: new Map(), ascii: [], tokens: [], depth, lo: 0, hi: 0 });
-  const root = newNode(0);
+  const root: Building = { children: undefined, tokens: undefined };
   for (const [chars, id] of entries) {
     let node = root;
     for (const ch of chars) {
+      node.children ??= new Map();
       let child = node.children.get(ch);
-      if (!child) node.children.set(ch, (child = newNode(node.depth + 1)));
+      if (!child) node.children.set(ch, (child = { children: undefined, tokens: undefined }));
       node = child;
     }
-    node.tokens.push(id);
+    (node.tokens ??= []).push(id);
   }
   const order: number[] = [];
-  const number = (node: TrieNode): void => {
-    node.lo = order.length;
-    order.push(...node.tokens);
-    for (const child of node.children.values()) number(child);
-    node.hi = order.length;
-    node.ascii = [...node.children].filter(([ch]) => ch.charCodeAt(0) < 128);
+  const finish = (node: Building, depth: number): TrieNode => {
+    const lo = order.length;
+    if (node.tokens) order.push(...node.tokens);
+    const edges = node.children ? [...node.children] : [];
+    // ASCII first (a stable sort keeps the depth-first order within each part).
+    edges.sort(([a], [b]) => Number(a.charCodeAt(0) >= 128) - Number(b.charCodeAt(0) >= 128));
+    // Arrays made by map() are sized exactly; push() would leave room for 16 more in each.
+    const keys = edges.map(([ch]) => ch);
+    const nodes = edges.map(([, child]) => finish(child, depth + 1));
+    const ascii = keys.filter((ch) => ch.charCodeAt(0) < 128).length;
+    return { keys: keys.length > 0 ? keys : NO_KEYS, nodes: nodes.length > 0 ? nodes : NO_NODES, ascii, tokens: node.tokens ? node.tokens.slice() : NO_TOKENS, depth, lo, hi: order.length };
   };
-  number(root);
-  return { root, order };
+  return { root: finish(root, 0), order };
 }
 
 /** The flat token trie of a vocabulary, built once per vocabulary. */
@@ -234,9 +254,10 @@ export class TokenConstraint {
     const cls = state.openClass();
     if (cls && this.scan(node, state, cls, mask)) return;
     for (const id of node.tokens) setBit(mask, id);
-    for (const [ch, child] of state.asciiOnly() ? node.ascii : node.children) {
+    const { keys, nodes } = node;
+    for (let i = 0, n = state.asciiOnly() ? node.ascii : keys.length; i < n; i++) {
       const next = state.clone();
-      if (next.push(ch)) this.walk(child, next, mask);
+      if (next.push(keys[i]!)) this.walk(nodes[i]!, next, mask);
     }
   }
 
@@ -246,11 +267,13 @@ export class TokenConstraint {
    */
   private walkExits(node: TrieNode, state: ConstraintMatcher, text: string, decided: Map<string, boolean>, mask: Uint32Array): void {
     for (const id of node.tokens) setBit(mask, id);
-    for (const [ch, child] of state.asciiOnly() ? node.ascii : node.children) {
+    const { keys, nodes } = node;
+    for (let i = 0, n = state.asciiOnly() ? node.ascii : keys.length; i < n; i++) {
+      const ch = keys[i]!;
       const prefix = text + ch;
       if (decided.get(prefix) === false) continue;
       const next = state.clone();
-      if (next.push(ch)) this.walkExits(child, next, prefix, decided, mask);
+      if (next.push(ch)) this.walkExits(nodes[i]!, next, prefix, decided, mask);
       else decided.set(prefix, false);
     }
   }
@@ -316,7 +339,7 @@ export class TokenConstraint {
   }
 }
 
-const declines = (others: number, node: TrieNode): boolean => others > 64 && others * 8 > node.hi - node.lo && node.children.size > 0;
+const declines = (others: number, node: TrieNode): boolean => others > 64 && others * 8 > node.hi - node.lo && node.keys.length > 0;
 
 /**
  * True when every character of `probe` leaves the state as it was: an identifier is stable
