@@ -1,15 +1,13 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi, WorkbenchEvent } from '../api/contract.js';
-import { createFetchClient } from '../api/fetchClient.js';
-import { startHttpTransport } from '../api/http.js';
 import { cachedTestModel } from '../generation/index.js';
 import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
 import { RunRepository } from '../store/runs.js';
-import { callMethod, localClient, openWorkbench, readDemo, type Workbench } from './index.js';
+import { localClient, openWorkbench, readDemo, type Workbench } from './index.js';
+import { overHttp } from '../../test/support/overHttp.js';
+import { startCompletionStandIn } from '../../test/support/completionStandIn.js';
 
 const demo = readDemo(REPO_ROOT);
 
@@ -287,25 +285,11 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
     it('runs on a remote OpenAI-compatible server; failed outputs are marked, and resume with retryErrors regenerates only them', async () => {
       const samples = await s.client.listSamples({ datasetId });
       const failing = new Set([samples[1]!.task]);
-      const prompts: string[] = [];
-      const server = http.createServer((req, res) => {
-        let body = '';
-        req.on('data', (c: Buffer) => (body += c.toString()));
-        req.on('end', () => {
-          const prompt = (JSON.parse(body) as { prompt: string }).prompt;
-          prompts.push(prompt);
-          if ([...failing].some((t) => prompt.includes(t))) {
-            res.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'model is loading' } }));
-            return;
-          }
-          const completion = "get('https://api.harbor.example/v2/me', { headers: { Authorization: 'Bearer <token>' } });\n";
-          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ choices: [{ text: completion, finish_reason: 'stop' }], usage: { completion_tokens: 21 } }));
-        });
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const server = await startCompletionStandIn(({ prompt }) =>
+        [...failing].some((t) => prompt.includes(t)) ? { status: 503, message: 'model is loading' } : { text: "get('https://api.harbor.example/v2/me', { headers: { Authorization: 'Bearer <token>' } });\n", tokens: 21 },
+      );
       try {
-        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        const { runId } = await s.client.startRun({ datasetId, model: { remote: { url, model: 'fake' } }, subset: { limit: 3 } });
+        const { runId } = await s.client.startRun({ datasetId, model: { remote: { url: server.url, model: 'fake' } }, subset: { limit: 3 } });
         await until(async () => (await s.client.getRun({ runId })).status === 'finished');
         const errored = await s.client.listRunSamples({ runId, filter: { errored: true } });
         expect(errored.rows.map((r) => [r.index, r.sample_verdict, r.error])).toEqual([[1, null, expect.stringMatching(/answered 503: model is loading$/)]]);
@@ -313,15 +297,14 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
         const first = await s.client.getRun({ runId });
         expect(first.statistics?.['samples_total']).toBe(2);
         failing.clear();
-        const asked = prompts.length;
+        const asked = server.received.length;
         await s.client.resumeRun({ runId, retryErrors: true });
         await until(async () => (await s.client.getRun({ runId })).status === 'finished');
-        expect(prompts.slice(asked).map((p) => p.includes(samples[1]!.task))).toEqual([true]);
+        expect(server.received.slice(asked).map((r) => r.prompt.includes(samples[1]!.task))).toEqual([true]);
         expect((await s.client.listRunSamples({ runId, filter: { errored: true } })).total).toBe(0);
         expect((await s.client.getRun({ runId })).statistics?.['samples_total']).toBe(3);
       } finally {
-        server.closeAllConnections();
-        server.close();
+        await server.close();
       }
     }, 120_000);
 
@@ -354,16 +337,5 @@ evaluationSuite('the in-process client', async () => {
 
 evaluationSuite('HTTP (wapii serve)', async () => {
   const { workbench, events, memory } = await open();
-  const transport = await startHttpTransport({ call: (m, i) => callMethod(workbench.service, m, i), subscribe: (l) => workbench.service.onEvent(l), staticDir: tempDir() });
-  const client = createFetchClient({ baseUrl: transport.url, token: transport.token });
-  return {
-    client,
-    workbench,
-    events,
-    memory,
-    close: async () => {
-      await transport.close();
-      await workbench.shutdown();
-    },
-  };
+  return { ...(await overHttp(workbench)), workbench, events, memory };
 });

@@ -1,12 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../api/contract.js';
-import { createFetchClient } from '../api/fetchClient.js';
-import { startHttpTransport } from '../api/http.js';
 import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
-import { callMethod, localClient, openWorkbench, readDemo, type Workbench } from './index.js';
+import { localClient, openWorkbench, readDemo, type Workbench } from './index.js';
+import { overHttp } from '../../test/support/overHttp.js';
+import { startCompletionStandIn } from '../../test/support/completionStandIn.js';
 
 const demo = readDemo(REPO_ROOT);
 
@@ -16,29 +14,12 @@ const demo = readDemo(REPO_ROOT);
  * calls an endpoint the API does not have. So `endpoint` fixes the URL of every sample and leaves
  * the arguments missing, and `none` hallucinates every endpoint.
  */
-async function knowledgeOnlyServer(): Promise<{ url: string; prompts: string[]; close: () => void }> {
-  const prompts: string[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const prompt = (JSON.parse(body) as { prompt: string }).prompt;
-      prompts.push(prompt);
-      const endpoint = /\/\/ Endpoint: (\w+) (\S+)/.exec(prompt);
-      const call = endpoint ? `${endpoint[1]!.toLowerCase()}('${endpoint[2]}'` : "get('https://api.harbor.example/v2/nowhere'";
-      const text = `${call}, { headers: { Authorization: 'Bearer <token>' } });\n`;
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ choices: [{ text, finish_reason: 'stop' }], usage: { completion_tokens: 20 } }));
-    });
+function knowledgeOnlyServer(): ReturnType<typeof startCompletionStandIn> {
+  return startCompletionStandIn(({ prompt }) => {
+    const endpoint = /\/\/ Endpoint: (\w+) (\S+)/.exec(prompt);
+    const call = endpoint ? `${endpoint[1]!.toLowerCase()}('${endpoint[2]}'` : "get('https://api.harbor.example/v2/nowhere'";
+    return { text: `${call}, { headers: { Authorization: 'Bearer <token>' } });\n`, tokens: 20 };
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    prompts,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
 }
 
 const until = async (what: () => Promise<boolean>, ms = 120_000): Promise<void> => {
@@ -75,7 +56,7 @@ function knowledgeSuite(name: string, setup: () => Promise<Setup>): void {
       datasetId = (await s.client.listDatasets({}))[0]!.id;
     });
     afterAll(async () => {
-      server.close();
+      await server.close();
       await s.close();
     });
 
@@ -197,11 +178,11 @@ function knowledgeSuite(name: string, setup: () => Promise<Setup>): void {
 
     it('resumes a knowledge run with the prompts it started with', async () => {
       const runId = runIds[1]!;
-      const asked = server.prompts.length;
+      const asked = server.received.length;
       await s.client.resumeRun({ runId, retryErrors: true });
       await until(async () => (await s.client.getRun({ runId })).status === 'finished');
       // Nothing errored, so nothing is generated again; the condition stays.
-      expect(server.prompts.length).toBe(asked);
+      expect(server.received.length).toBe(asked);
       expect((await s.client.getRun({ runId })).knowledge).toBe('endpoint');
     }, 60_000);
   });
@@ -214,14 +195,5 @@ knowledgeSuite('the in-process client', async () => {
 
 knowledgeSuite('HTTP (wapii serve)', async () => {
   const workbench = await open();
-  const transport = await startHttpTransport({ call: (m, i) => callMethod(workbench.service, m, i), subscribe: (l) => workbench.service.onEvent(l), staticDir: tempDir() });
-  const client = createFetchClient({ baseUrl: transport.url, token: transport.token });
-  return {
-    client,
-    workbench,
-    close: async () => {
-      await transport.close();
-      await workbench.shutdown();
-    },
-  };
+  return { ...(await overHttp(workbench)), workbench };
 });

@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi } from '../api/contract.js';
-import { createFetchClient } from '../api/fetchClient.js';
-import { startHttpTransport } from '../api/http.js';
 import { DEMO_SPECS, REPO_ROOT, tempDir } from '../../test/support/paths.js';
-import { callMethod, localClient, openWorkbench, readDemo, type Workbench } from './index.js';
+import { localClient, openWorkbench, readDemo, type Workbench } from './index.js';
+import { overHttp } from '../../test/support/overHttp.js';
 
 const V2 = path.join(DEMO_SPECS, 'versions', 'harbor-v2.yaml');
 const v2 = { filename: 'harbor-v2.yaml', content: fs.readFileSync(V2, 'utf8') };
@@ -62,13 +61,5 @@ specVersionSuite('the in-process client', async () => {
 
 specVersionSuite('HTTP (wapii serve)', async () => {
   const workbench = await open();
-  const transport = await startHttpTransport({ call: (m, i) => callMethod(workbench.service, m, i), subscribe: (l) => workbench.service.onEvent(l), staticDir: tempDir() });
-  return {
-    client: createFetchClient({ baseUrl: transport.url, token: transport.token }),
-    workbench,
-    close: async () => {
-      await transport.close();
-      await workbench.shutdown();
-    },
-  };
+  return { ...(await overHttp(workbench)), workbench };
 });

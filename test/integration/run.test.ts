@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileInput, readSpecDir } from '../../main/cli/files.js';
@@ -16,6 +14,7 @@ import { Store, type StoredRun } from '../../main/store/index.js';
 import { DEMO_DATASET, DEMO_SPECS, REPO_ROOT, tempDir } from '../support/paths.js';
 import { hasVocabBundle } from '../support/vocab.js';
 import { cli } from '../support/cli.js';
+import { startCompletionStandIn } from '../support/completionStandIn.js';
 
 function withStore<T>(db: string, f: (store: Store) => T): T {
   const store = unwrap(Store.open(db));
@@ -31,41 +30,17 @@ async function demo(): Promise<{ samples: SampleDraft[]; spec: ApiSpec }> {
   return { samples: [...prepared.samples], spec: prepared.specs.get('harbor')!.spec };
 }
 
-interface Received {
-  readonly method: string;
-  readonly url: string;
-  readonly contentType: string | undefined;
-  readonly body: Record<string, unknown>;
-}
-
 /**
- * A stand-in for llama-server / vLLM: records each request, answers with the ground-truth
- * completion of the sample whose prompt it got, and fails the requests `fail` picks.
+ * A stand-in for llama-server / vLLM: answers with the ground-truth completion of the sample
+ * whose prompt it got, and fails the requests `fail` picks.
  */
-async function fakeServer(samples: SampleDraft[], fail: (n: number, prompt: string) => 'error' | 'garbage' | undefined) {
+function fakeServer(samples: SampleDraft[], fail: (n: number, prompt: string) => 'error' | 'garbage' | undefined) {
   const byPrompt = new Map(samples.map((s) => [completionPrompt(s, 'full').text, oracleProgram(s, 'full').completion.replace(/\n\n[\s\S]*$/, '')]));
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let data = '';
-    req.on('data', (c: Buffer) => (data += c.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(data) as Record<string, unknown>;
-      received.push({ method: req.method!, url: req.url!, contentType: req.headers['content-type'], body });
-      const prompt = String(body['prompt']);
-      const outcome = fail(received.length, prompt);
-      res.setHeader('content-type', 'application/json');
-      if (outcome === 'error') {
-        res.statusCode = 503;
-        res.end(JSON.stringify({ error: { message: 'Loading model' } }));
-        return;
-      }
-      const text = outcome === 'garbage' ? "get('https://elsewhere.example/x');" : (byPrompt.get(prompt) ?? 'no such prompt');
-      res.end(JSON.stringify({ choices: [{ text, finish_reason: 'stop' }], usage: { completion_tokens: 17 } }));
-    });
+  return startCompletionStandIn(({ prompt }, n) => {
+    const outcome = fail(n, prompt);
+    if (outcome === 'error') return { status: 503, message: 'Loading model' };
+    return { text: outcome === 'garbage' ? "get('https://elsewhere.example/x');" : (byPrompt.get(prompt) ?? 'no such prompt') };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 describe('wapii run against an OpenAI-compatible server, report, compare, retry', () => {
