@@ -45,12 +45,19 @@ export function ComparePage(): React.JSX.Element {
     // `key` summarises the inputs.
   }, [key]);
 
+  // The page's choices live in the URL and drive controlled inputs (the baseline, the runs, "changed
+  // only"). React Router commits a navigation in a transition, so a clicked checkbox was reverted
+  // and re-checked a moment later, and a click in that moment was lost; flushSync commits it at once.
   const update = (patch: Record<string, string | undefined>): void =>
-    setSearch((p) => {
-      for (const [k, v] of Object.entries(patch)) if (v === undefined || v === '') p.delete(k);
-      else p.set(k, v);
-      return p;
-    });
+    setSearch(
+      (current) => {
+        const p = new URLSearchParams(current);
+        for (const [k, v] of Object.entries(patch)) if (v === undefined || v === '') p.delete(k);
+        else p.set(k, v);
+        return p;
+      },
+      { flushSync: true },
+    );
   const rows = result?.rows ?? [];
   // Runs that differ by knowledge condition get the by-condition view (gain over none, failure classes) above the metrics.
   const byCondition = new Set(runs.filter((r) => r.id === baselineId || runIds.includes(r.id)).map((r) => r.knowledge ?? 'none')).size > 1;
