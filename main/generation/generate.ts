@@ -45,6 +45,8 @@ export interface Generation {
   readonly generateMs: number;
   /** Time spent in the constraint (check, mask, resampling) — the overhead of constrained decoding. */
   readonly constraintMs: number;
+  /** Sequences decoded in one batch per step, on average (1: this one alone; see StepGate). */
+  readonly batched: number;
   /** The text of each generated token, in order: the sample inspector's token trace. */
   readonly trace?: readonly string[];
 }
@@ -184,6 +186,7 @@ export async function generate(
     promptMs,
     generateMs: performance.now() - started - promptMs,
     constraintMs,
+    batched: decoder.batched,
     trace: generated.map(textOf),
   };
 }

@@ -3,7 +3,7 @@ import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
 import { ConstraintMatcher, declaredNames, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
-import { Decoder } from './decoder.js';
+import { Decoder, StepGate } from './decoder.js';
 import { generate } from './generate.js';
 import type { Runtime } from './runtime.js';
 
@@ -31,7 +31,7 @@ export interface LocalOptions extends SamplingOptions {
  */
 export async function localBackend(runtime: Runtime, options: LocalOptions): Promise<GenerationBackend> {
   const context: LlamaContext = await runtime.model.createContext({
-    contextSize: options.contextSize * options.parallel,
+    contextSize: options.contextSize, // per sequence: node-llama-cpp gives each sequence its own cells
     sequences: options.parallel,
     threads: options.threads ?? runtime.info.threads,
     batchSize: Math.min(512, options.contextSize),
@@ -39,7 +39,8 @@ export async function localBackend(runtime: Runtime, options: LocalOptions): Pro
   const vocabulary = runtime.vocabulary();
   const chat = options.chatWrapper ? resolveChatWrapper(runtime.model, { type: options.chatWrapper }) : undefined;
   const slots: SlotGenerator[] = [];
-  for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat));
+  const gate = new StepGate();
+  for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat, gate));
   return {
     manifest: { engine: 'node-llama-cpp', ...runtime.info, threads: options.threads ?? runtime.info.threads, contextSize: options.contextSize, parallel: options.parallel, ...(chat ? { chatWrapper: chat.wrapperName } : {}) },
     slots: options.parallel,
@@ -70,7 +71,7 @@ function plainText(trigger: LlamaText): string[] {
   return parts.every((p) => p !== undefined) && parts.join('') !== '' ? [parts.join('')] : [];
 }
 
-function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: LocalOptions, vocabulary: Vocabulary, chat: ChatWrapper | undefined): SlotGenerator {
+function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: LocalOptions, vocabulary: Vocabulary, chat: ChatWrapper | undefined, gate: StepGate): SlotGenerator {
   // Per API and the names the starter code declares (what values may reference): the same for every sample of a run.
   const constraints = new Map<string, TokenConstraint>();
   const constraintFor = (api: string, starter: string): TokenConstraint | undefined => {
@@ -96,7 +97,7 @@ function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: Lo
       if (tokens.length + options.maxTokens > options.contextSize) {
         throw new Error(`the prompt (${tokens.length} tokens) and ${options.maxTokens} new tokens do not fit a context of ${options.contextSize}; raise --context or lower --max-tokens`);
       }
-      using decoder = new Decoder(sequence, runtime.model, { temperature: options.temperature, topK: options.topK, topP: options.topP, seed });
+      using decoder = new Decoder(sequence, runtime.model, { temperature: options.temperature, topK: options.topK, topP: options.topP, seed }, gate);
       return await generate(sequence, runtime.model, decoder, tokens, { maxTokens: options.maxTokens, decode: (t) => decodeTokens(vocabulary, t), greedy: options.temperature <= 0, stepDeadlineMs: options.stepDeadlineMs, ...(stopTexts ? { stopTexts } : {}) }, constraint);
     },
   };

@@ -85,6 +85,7 @@ export function remoteBackend(options: RemoteOptions): GenerationBackend {
         promptMs: 0,
         generateMs: performance.now() - started,
         constraintMs: 0,
+        batched: 1, // the server batches as it sees fit and does not say
       };
     },
   };

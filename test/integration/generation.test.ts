@@ -77,6 +77,9 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
         }
         // A random model is overruled all the time; an engine that never intervened would be suspect.
         expect(replaced).toBeGreaterThan(0);
+        // The two slots step together: their tokens go to llama.cpp in one batch, not by turns.
+        const steps = results.reduce((n, r) => n + r.generation.tokens, 0);
+        expect(results.reduce((n, r) => n + r.generation.batched * r.generation.tokens, 0) / steps).toBeGreaterThan(1.4);
         // The first constrained test prepares the vocabulary (its trie and class tables), seconds on a busy machine.
       }, 300_000);
 
