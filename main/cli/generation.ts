@@ -79,14 +79,15 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--layers <n>', 'transformer blocks', '2')
     .option('--dim <n>', 'embedding width (a multiple of 32)', '64')
     .option('--seed <n>', 'seed of the weights', '1')
-    .action((opts: { vocab: BundledVocabulary; out: string; layers: string; dim: string; seed: string }) => {
-      const shape = { layers: positiveInt('--layers', opts.layers), dim: positiveInt('--dim', opts.dim, 32), seed: positiveInt('--seed', opts.seed, 0) };
+    .addOption(new Option('--weights <type>', 'how the matrices are stored').choices(['f16', 'q8_0']).default('f16'))
+    .action((opts: { vocab: BundledVocabulary; out: string; layers: string; dim: string; seed: string; weights: 'f16' | 'q8_0' }) => {
+      const shape = { layers: positiveInt('--layers', opts.layers), dim: positiveInt('--dim', opts.dim, 32), seed: positiveInt('--seed', opts.seed, 0), weights: opts.weights };
       try {
         writeTestModel(opts.vocab, opts.out, shape);
       } catch (error) {
         throw new WapiiError('bad_input', (error as Error).message);
       }
-      io.stdout(`wrote ${opts.out} (${(fs.statSync(opts.out).size / 2 ** 20).toFixed(1)} MiB): ${opts.vocab} tokenizer, ${shape.layers} layers × ${shape.dim}, seed ${shape.seed}\n`);
+      io.stdout(`wrote ${opts.out} (${(fs.statSync(opts.out).size / 2 ** 20).toFixed(1)} MiB): ${opts.vocab} tokenizer, ${shape.layers} layers × ${shape.dim}, ${shape.weights} weights, seed ${shape.seed}\n`);
     });
 
   program

@@ -3,16 +3,16 @@ import { GGUF_MAGIC, GGUF_TYPE, type GgufEntry } from './read.js';
 /** A metadata entry to write: copied bytes, or a value of a scalar type. */
 export type GgufOut = GgufEntry | { readonly key: string; readonly type: 'u32' | 'f32' | 'string' | 'bool'; readonly value: number | string | boolean };
 
-/** A tensor to write: dims innermost first (ggml's order), F32 or F16 data already encoded. */
+/** A tensor to write: dims innermost first (ggml's order), F32, F16 or Q8_0 data already encoded. */
 export interface GgufTensor {
   readonly name: string;
   readonly dims: readonly number[];
-  readonly type: 'f32' | 'f16';
+  readonly type: 'f32' | 'f16' | 'q8_0';
   readonly data: Uint8Array;
 }
 
 const ALIGNMENT = 32;
-const TENSOR_TYPE = { f32: 0, f16: 1 } as const;
+const TENSOR_TYPE = { f32: 0, f16: 1, q8_0: 8 } as const;
 
 /**
  * Encodes a GGUF file (version 3): header, metadata, tensor infos, then the tensor data, each
