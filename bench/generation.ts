@@ -26,23 +26,26 @@ const add = (t: Tally, g: Generation): void => {
 };
 const perToken = (t: Tally): number => t.ms / Math.max(1, t.tokens);
 
-/** Every job through a backend's slots, one queue; returns generated tokens and wall time. */
-async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<{ tokens: number; ms: number }> {
+/** Every job through a backend's slots, one queue; returns generated tokens, wall time, and sequences per batch summed over tokens. */
+async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<{ tokens: number; ms: number; batched: number }> {
   let next = 0;
   let tokens = 0;
+  let batched = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: backend.slots }, async (_, slot) => {
       while (next < jobs.length) {
         const job = jobs[next++]!;
-        tokens += (await backend.slot(slot).generate({ prompt: job.prompt, api: job.api, seed: 1 })).tokens;
+        const g = await backend.slot(slot).generate({ prompt: job.prompt, api: job.api, seed: 1 });
+        tokens += g.tokens;
+        batched += g.batched * g.tokens;
       }
     }),
   );
-  return { tokens, ms: performance.now() - started };
+  return { tokens, ms: performance.now() - started, batched };
 }
 
-async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<string, ApiSpec>, jobs: readonly Job[], maxTokens: number, parallel: number): Promise<void> {
+async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<string, ApiSpec>, jobs: readonly Job[], maxTokens: number): Promise<void> {
   const sampling = { temperature: 0, topK: 40, topP: 0.95, maxTokens, contextSize: 512, stepDeadlineMs: 60_000 };
   const free = await localBackend(runtime, { ...sampling, parallel: 1 });
   const constrained = await localBackend(runtime, { ...sampling, parallel: 1, constrainBy: specs });
@@ -64,17 +67,18 @@ async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<st
   await free[Symbol.asyncDispose]();
   await constrained[Symbol.asyncDispose]();
 
-  // Throughput: the same unconstrained jobs on 1 sequence and on `parallel` sequences of one context, twice each, in
-  // alternating order; each backend alone in memory (an idle context's CPU threads would compete with the measured one).
-  const one = { tokens: 0, ms: 0 };
-  const many = { tokens: 0, ms: 0 };
-  for (const sequences of [1, parallel, parallel, 1]) {
+  // Throughput: the same unconstrained jobs on 1, 2 and 4 sequences of one context, twice each, in a
+  // mirrored order; each backend alone in memory (an idle context's CPU threads would compete with the measured one).
+  const bySequences = new Map<number, { tokens: number; ms: number; batched: number }>();
+  for (const sequences of [1, 2, 4, 4, 2, 1]) {
     await using backend = await localBackend(runtime, { ...sampling, parallel: sequences });
     await drain(backend, jobs.slice(0, sequences)); // each sequence holds the shared prompt head, as in a run
     const r = await drain(backend, jobs);
-    const into = sequences === 1 ? one : many;
+    const into = bySequences.get(sequences) ?? { tokens: 0, ms: 0, batched: 0 };
     into.tokens += r.tokens;
     into.ms += r.ms;
+    into.batched += r.batched;
+    bySequences.set(sequences, into);
   }
   // The thread count: one sequence with one CPU thread, against the default (one per physical core).
   const single = { tokens: 0, ms: 0 };
@@ -86,7 +90,10 @@ async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<st
     single.ms = r.ms;
   }
   const tps = (t: { tokens: number; ms: number }): number => (t.tokens / t.ms) * 1000;
-  parallelRows.push(`| ${label} | ${fmt(tps(one), 1)} | ${fmt(tps(many), 1)} (${parallel} sequences) | ${fmt(tps(many) / tps(one), 2)}× | ${single.tokens ? fmt(tps(single), 1) : 'n/a'} |`);
+  const [one, two, four] = [1, 2, 4].map((n) => bySequences.get(n)!);
+  parallelRows.push(
+    `| ${label} | ${fmt(tps(one!), 1)} | ${fmt(tps(two!), 1)} (${fmt(two!.batched / two!.tokens, 2)}) | ${fmt(tps(four!), 1)} (${fmt(four!.batched / four!.tokens, 2)}) | **${fmt(tps(four!) / tps(one!), 2)}×** | ${single.tokens ? fmt(tps(single), 1) : 'n/a'} |`,
+  );
 }
 
 const parallelRows: string[] = [];
@@ -104,6 +111,8 @@ export async function benchGeneration(wapiibench: string, specs: ReadonlyMap<str
   const models: { label: string; shape: Partial<TestModelShape>; jobs: number; maxTokens: number }[] = [
     { label: 'tiny 2×64', shape: { layers: 2, dim: 64 }, jobs: jobs.length, maxTokens: 48 },
     { label: '12×512', shape: { layers: 12, dim: 512 }, jobs: 12, maxTokens: 32 },
+    // Most GGUF models people run are quantized; the CPU's batched kernels for them are not f16's.
+    { label: '12×512 q8_0', shape: { layers: 12, dim: 512, weights: 'q8_0' }, jobs: 12, maxTokens: 32 },
   ];
   console.log('\n## Generation: constrained vs unconstrained, per generated token\n');
   console.log('Random-weight qwen2-vocabulary models (151,936 tokens), greedy, full completion, the same WAPIIBench prompts for both settings, interleaved.\n');
@@ -114,7 +123,7 @@ export async function benchGeneration(wapiibench: string, specs: ReadonlyMap<str
       const runtime = await loadRuntime(cachedTestModel('qwen2', m.shape), { gpu: options.gpu });
       header.push(`- ${m.label}: ${describeRuntime(runtime.info)}`);
       try {
-        await benchModel(m.label, runtime, specs, jobs.slice(0, m.jobs), m.maxTokens, 4);
+        await benchModel(m.label, runtime, specs, jobs.slice(0, m.jobs), m.maxTokens);
       } finally {
         await runtime.dispose();
       }
@@ -123,8 +132,9 @@ export async function benchGeneration(wapiibench: string, specs: ReadonlyMap<str
   console.log('| model | setting | tokens | ms/token | constraint µs/token | tokens overruled |');
   console.log('|---|---|---|---|---|---|');
   for (const row of rows) await row();
-  console.log(`\n${header.join('\n')}\n\nTarget: ratio <= 1.10.\n`);
-  console.log(`| model | tokens/s, 1 sequence | tokens/s, parallel | speed-up | tokens/s, 1 sequence on 1 CPU thread |`);
-  console.log('|---|---|---|---|---|');
+  console.log(`\n${header.join('\n')}\n\nTarget: ratio <= 1.05.\n`);
+  console.log('Unconstrained, the same jobs on 1, 2 and 4 sequences of one context; in brackets, the sequences decoded per batch on average. Target: 4 sequences >= 2.5x one on 12×512.\n');
+  console.log(`| model | tokens/s, 1 sequence | 2 sequences | 4 sequences | 4 vs 1 | 1 sequence on 1 CPU thread |`);
+  console.log('|---|---|---|---|---|---|');
   for (const row of parallelRows) console.log(row);
 }

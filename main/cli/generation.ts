@@ -6,7 +6,7 @@ import { Option } from 'commander';
 import { LOCATION_ROWS } from '../api/constants.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
-import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, describeDecoding, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
+import { BUNDLED_VOCABULARIES, DEFAULT_PARALLEL, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, describeDecoding, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
 import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
@@ -104,7 +104,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--setting <setting>', 'decode freely or constrained by the spec').choices(['unconstrained', 'constrained']).default('unconstrained'))
     .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
     .option('--limit <n>', 'only the first n samples of the dataset')
-    .option('--parallel <n>', 'samples decoded at once, in parallel sequences of one context (default: 1)')
+    .option('--parallel <n>', `samples decoded at once, in parallel sequences of one context, their tokens in one batch (default: ${DEFAULT_PARALLEL})`)
     .option('--n <n>', 'outputs per sample', '1')
     .option('--seed <n>', 'sampling seed', '1')
     .option('--temperature <t>', 'sampling temperature; 0 is greedy', '0')
@@ -133,7 +133,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const chat = opts['chat'] === undefined ? undefined : (str('chat') as NonNullable<LocalOptions['chatWrapper']>);
       if (chat && opts['remote']) throw new WapiiError('bad_input', '--chat works with a local --model; a remote server takes completion prompts');
       const constrained = str('setting') === 'constrained';
-      const parallel = opts['parallel'] !== undefined ? positiveInt('--parallel', str('parallel')) : 1;
+      const parallel = opts['parallel'] !== undefined ? positiveInt('--parallel', str('parallel')) : DEFAULT_PARALLEL;
       const sampling = { temperature: number('--temperature', str('temperature'), 0, 5), topK: positiveInt('--top-k', str('topK'), 0), topP: number('--top-p', str('topP'), 0, 1), maxTokens: positiveInt('--max-tokens', str('maxTokens')) };
       const conditions = unwrap(parseKnowledgeList(str('knowledge')));
       if (conditions.length > 1 && opts['resume'] !== undefined) throw new WapiiError('bad_input', '--resume continues one run: give it one --knowledge condition');

@@ -143,18 +143,21 @@ export function describeRuntime(info: RuntimeInfo): string {
   return `${info.architecture} ${info.quantisation}, ${where}, ${Math.round(info.ramUsedBytes / 2 ** 20)} MiB RAM`;
 }
 
+/** Sequences decoded at once unless asked otherwise (see describeDecoding for why). */
+export const DEFAULT_PARALLEL = 4;
+
 /**
  * The run's second line: how many sequences are decoded at once and on how many threads, and why
  * (the defaults follow `npm run bench -- generation`, see the README's Benchmarks).
  */
 export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads'>, choice: { parallel: number | undefined; threads: number | undefined }): string {
-  const sequences = choice.parallel ?? 1;
+  const sequences = choice.parallel ?? DEFAULT_PARALLEL;
   const why =
     choice.parallel !== undefined
       ? 'as asked (--parallel)'
       : info.backend === 'cpu'
-        ? 'the default: on a CPU, parallel sequences decoded slower than one in the generation bench'
-        : 'the default; on a GPU a batch of sequences costs about one step: try --parallel 4';
+        ? 'the default: in the generation bench on 2 CPU cores, 4 sequences in one batch decoded 1.7× the tokens/s of one on a 12×512 model, 3× on a tiny one'
+        : 'the default: on a GPU a batch of sequences costs about one step';
   const threads = choice.threads !== undefined ? 'as asked (--threads)' : 'one per physical core: more than the cores slows every token';
   return `decoding: ${sequences} sequence${sequences === 1 ? '' : 's'} at a time (${why}); ${info.threads} CPU thread${info.threads === 1 ? '' : 's'} (${threads})`;
 }

@@ -152,7 +152,7 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     }
     expect(storedBefore, stderr).toBeGreaterThanOrEqual(3);
     // The run says what it chose for decoding, and why.
-    expect(stderr).toMatch(/^decoding: 1 sequence at a time \(the default[:;] [^)]+\); \d+ CPU threads? \(one per physical core/m);
+    expect(stderr).toMatch(/^decoding: 4 sequences at a time \(the default: [^)]+\); \d+ CPU threads? \(one per physical core/m);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 

@@ -53,7 +53,7 @@ export function NewRunPage(): React.JSX.Element {
   const [seed, setSeed] = useState('1');
   const [n, setN] = useState('1');
   const [maxTokens, setMaxTokens] = useState('250');
-  const [parallel, setParallel] = useState('1');
+  const [parallel, setParallel] = useState('4');
   const [contextSize, setContextSize] = useState('1024');
   const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
   const [queuing, setQueuing] = useState(false);
@@ -104,7 +104,7 @@ export function NewRunPage(): React.JSX.Element {
       setting: g.setting,
       prompt,
       sampling,
-      parallel: number(parallel) ?? 1,
+      parallel: number(parallel) ?? 4,
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
