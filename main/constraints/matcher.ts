@@ -31,12 +31,14 @@ export class ConstraintMatcher {
   private constructor(
     private threads: Stack[],
     private consumed: number,
+    /** The compiled language: states of matchers with the same one compare by `stateKey`. */
+    readonly language: CompiledSpec,
   ) {}
 
   /** A matcher before any text; `names` are those declared before the calls it will see (none: only `process.env`). */
   static create(spec: ApiSpec | CompiledSpec, names: readonly string[] = []): ConstraintMatcher {
     const compiled = spec instanceof CompiledSpec ? spec : compileConstraints(spec, names);
-    return new ConstraintMatcher([{ frame: new FreeFrame(compiled, 0, false), parent: null }], 0);
+    return new ConstraintMatcher([{ frame: new FreeFrame(compiled, 0, false), parent: null }], 0, compiled);
   }
 
   /**
@@ -49,7 +51,7 @@ export class ConstraintMatcher {
   }
 
   clone(): ConstraintMatcher {
-    return new ConstraintMatcher(this.threads, this.consumed);
+    return new ConstraintMatcher(this.threads, this.consumed, this.language);
   }
 
   /** Characters accepted so far. */

@@ -170,6 +170,37 @@ const setBit = (mask: Uint32Array, id: number): void => {
 export const hasBit = (mask: Uint32Array, id: number): boolean => (mask[id >>> 5]! & (1 << (id & 31))) !== 0;
 
 /**
+ * A matcher state met by the mask walk, kept with its transitions: a lazily built automaton over
+ * characters. A fresh state's mask walks the trie from states that earlier walks have mostly
+ * met already (the state after `/pe` was a step of the walk from `/`), and then a child costs
+ * an array read instead of a matcher copy and a character step.
+ */
+interface Known {
+  readonly matcher: ConstraintMatcher;
+  readonly key: string;
+  readonly open: CharClass | undefined;
+  readonly asciiOnly: boolean;
+  /** Per ASCII character: 0 not tried yet, -1 no way on, else 1 + the index of the next state. */
+  readonly ascii: Int32Array;
+  /** The same for characters beyond ASCII, made on first use. */
+  other: Map<string, number> | undefined;
+}
+
+/** States kept before the automaton is dropped and built again (each holds a 512-byte table). */
+const MAX_KNOWN = 40_000;
+
+/**
+ * One automaton per compiled language (a spec and the names values may reference): state keys
+ * mean the same across its matchers, and the characters' transitions do not depend on the
+ * vocabulary, so every TokenConstraint of a language (one per slot of a run) shares it.
+ */
+interface Automaton {
+  known: Map<string, number>;
+  states: Known[];
+}
+const automata = new WeakMap<object, Automaton>();
+
+/**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick
  * allowed?), `mask` for the full set of allowed tokens as a bitmask. End of generation is allowed
  * only when no invocation is open; tokens that are not whole UTF-8 text are allowed only there too.
@@ -179,6 +210,8 @@ export class TokenConstraint {
   private readonly masks = new Map<string, Uint32Array>();
   /** Within one mask: per state, the texts (from a first exit on) already fed, and whether they passed. */
   private decided = new Map<string, Map<string, boolean>>();
+  /** The states met by mask walks (see Known), by state key and by index; shared per language. */
+  private readonly automaton: Automaton;
 
   private readonly start: ConstraintMatcher;
 
@@ -188,6 +221,9 @@ export class TokenConstraint {
   ) {
     this.index = tokenIndex(vocabulary);
     this.start = matcher.clone();
+    let automaton = automata.get(matcher.language);
+    if (!automaton) automata.set(matcher.language, (automaton = { known: new Map(), states: [] }));
+    this.automaton = automaton;
   }
 
   /** Back to the matcher it was made with, keeping the memoised masks (one per API in a run). */
@@ -239,7 +275,12 @@ export class TokenConstraint {
     if (cached) return cached;
     const mask = new Uint32Array(this.index.words);
     this.decided = new Map();
-    this.walk(this.index.root, this.matcher, mask);
+    // Dropped between walks only (walks are synchronous): a walk holds indexes into `states`.
+    if (this.automaton.states.length > MAX_KNOWN) {
+      this.automaton.known = new Map();
+      this.automaton.states = [];
+    }
+    this.walk(this.index.root, this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
     if (this.matcher.isComplete()) {
       for (const id of this.index.vocabulary.eos) setBit(mask, id);
       if (!this.matcher.pending) for (const id of this.index.partial) setBit(mask, id);
@@ -249,15 +290,37 @@ export class TokenConstraint {
     return mask;
   }
 
+  /** The index (+1) of a state in the automaton, added when new. */
+  private intern(matcher: ConstraintMatcher, key = matcher.stateKey()): number {
+    const { known, states } = this.automaton;
+    const found = known.get(key);
+    if (found !== undefined) return found;
+    states.push({ matcher, key, open: matcher.openClass(), asciiOnly: matcher.asciiOnly(), ascii: new Int32Array(128), other: undefined });
+    known.set(key, states.length);
+    return states.length;
+  }
+
+  /** The state after one more character, or undefined when it cannot follow. */
+  private next(state: Known, ch: string): Known | undefined {
+    const code = ch.charCodeAt(0);
+    let to = code < 128 ? state.ascii[code]! : state.other?.get(ch);
+    if (!to) {
+      const matcher = state.matcher.clone();
+      to = matcher.push(ch) ? this.intern(matcher) : -1;
+      if (code < 128) state.ascii[code] = to;
+      else (state.other ??= new Map()).set(ch, to);
+    }
+    return to > 0 ? this.automaton.states[to - 1] : undefined;
+  }
+
   /** Allows the tokens of a subtree of the vocabulary's trie that the state accepts. */
-  private walk(node: TrieNode, state: ConstraintMatcher, mask: Uint32Array): void {
-    const cls = state.openClass();
-    if (cls && this.scan(node, state, cls, mask)) return;
+  private walk(node: TrieNode, state: Known, mask: Uint32Array): void {
+    if (state.open && this.scan(node, state.matcher, state.key, state.open, mask)) return;
     for (const id of node.tokens) setBit(mask, id);
     const { keys, nodes } = node;
-    for (let i = 0, n = state.asciiOnly() ? node.ascii : keys.length; i < n; i++) {
-      const next = state.clone();
-      if (next.push(keys[i]!)) this.walk(nodes[i]!, next, mask);
+    for (let i = 0, n = state.asciiOnly ? node.ascii : keys.length; i < n; i++) {
+      const next = this.next(state, keys[i]!);
+      if (next) this.walk(nodes[i]!, next, mask);
     }
   }
 
@@ -283,11 +346,10 @@ export class TokenConstraint {
    * others; declines (false) when the others are too many to check one by one, so the walk
    * descends a level instead (an identifier at the root: every token with a space is an other).
    */
-  private scan(node: TrieNode, state: ConstraintMatcher, cls: CharClass, mask: Uint32Array): boolean {
+  private scan(node: TrieNode, state: ConstraintMatcher, key: string, cls: CharClass, mask: Uint32Array): boolean {
     const { order, chars } = this.index;
     const table = this.index.classes.get(cls.key);
     if (!table) throw new Error(`bug: the character class ${cls.key} was made after the vocabulary was prepared`);
-    const key = state.stateKey();
     let decided = this.decided.get(key);
     if (!decided) this.decided.set(key, (decided = new Map()));
     const stable = cls.stable || (cls.probe !== undefined && probeStable(state, key, cls.probe, decided));
