@@ -263,7 +263,8 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       const grid: number[] = [];
       for (const setup of ['full', 'argument'] as const) {
         for (const setting of ['unconstrained', 'constrained'] as const) {
-          grid.push((await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: setting === 'unconstrained' && setup === 'full' ? 6 : 1 }, setup, setting, sampling: { maxTokens: 6 } })).runId);
+          // One sequence at a time, so that the first run is still going when it is cancelled (4 would finish it at once).
+          grid.push((await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: setting === 'unconstrained' && setup === 'full' ? 6 : 1 }, setup, setting, sampling: { maxTokens: 6 }, parallel: 1 })).runId);
         }
       }
       // The first starts once the queue is free (the previous test's model may still be unloading); the rest wait behind it.
@@ -308,9 +309,29 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       }
     }, 120_000);
 
+    it('cancels a run on 4 parallel sequences (the default): the outputs finished by then stay, byte for byte, through a resume', async () => {
+      const [model] = await s.client.listModels({});
+      const { runId } = await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: 16 }, sampling: { maxTokens: 8 } });
+      expect((await s.client.getRun({ runId })).settings).toMatchObject({ parallel: 4 });
+      await until(async () => (await s.client.getRun({ runId })).done >= 1);
+      const cancelled = await s.client.cancelRun({ runId });
+      expect(cancelled.status).toBe('cancelled');
+      expect(cancelled.done).toBeLessThan(16);
+      // Finished out of order (4 at a time): the stored rows say which.
+      const { rows } = await s.client.listRunSamples({ runId });
+      expect(rows).toHaveLength(cancelled.done);
+      const kept = await Promise.all(rows.map((r) => s.client.getRunSample({ runId, index: r.index })));
+      await s.client.resumeRun({ runId });
+      await until(async () => (await s.client.getRun({ runId })).status === 'finished');
+      expect((await s.client.getRun({ runId })).done).toBe(16);
+      const output = ({ previous: _p, next: _n, ...rest }: Awaited<ReturnType<WorkbenchApi['getRunSample']>>): object => rest;
+      for (const k of kept) expect(output(await s.client.getRunSample({ runId, index: k.index }))).toEqual(output(k));
+    }, 300_000);
+
     it('cancels a run keeping its finished outputs, and resumes it without regenerating them', async () => {
       const [model] = await s.client.listModels({});
-      const { runId } = await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: 5 }, sampling: { maxTokens: 8 } });
+      // One sequence at a time: the outputs finish in order, so those kept are the first `done`.
+      const { runId } = await s.client.startRun({ datasetId, model: { modelId: model!.id }, subset: { limit: 5 }, sampling: { maxTokens: 8 }, parallel: 1 });
       await until(async () => (await s.client.getRun({ runId })).done >= 1);
       const cancelled = await s.client.cancelRun({ runId });
       expect(cancelled.status).toBe('cancelled');
