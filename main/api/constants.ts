@@ -54,6 +54,12 @@ export const IPC_EVENT_CHANNEL = 'wapii:event';
 /** Electron only: the native file dialog for a model file (a shell affordance that returns a path; adding it stays the contract's addModel). */
 export const IPC_PICK_MODEL_CHANNEL = 'wapii-shell:pickModelFile';
 
+/**
+ * Sequences a run decodes in one batch per step unless asked otherwise: 4, since in the generation
+ * bench 4 paid over 1 even on a 2-core CPU (see describeDecoding in main/generation/runtime.ts).
+ */
+export const DEFAULT_PARALLEL = 4;
+
 export const REVIEW_STATES = ['unreviewed', 'accepted', 'fixed', 'rejected'] as const;
 
 /** The paper's headline table: each row a label and a statistic (the `all` location for argument metrics). */

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { DEFAULT_PARALLEL, type GpuChoice } from '../generation/index.js';
+import { DEFAULT_PARALLEL } from '../api/constants.js';
+import type { GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
 import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';

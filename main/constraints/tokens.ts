@@ -1,4 +1,5 @@
 import { allClasses, type CharClass } from './frames.js';
+import type { CompiledSpec } from './invocation.js';
 import type { ConstraintMatcher } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -198,7 +199,7 @@ interface Automaton {
   known: Map<string, number>;
   states: Known[];
 }
-const automata = new WeakMap<object, Automaton>();
+const automata = new WeakMap<CompiledSpec, Automaton>();
 
 /**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick

@@ -2,7 +2,7 @@ export { BUNDLED_VOCABULARIES, bundledVocabulary, bundledVocabularyAvailable, ca
 export { cachedTestModel, DEFAULT_TEST_MODEL, encodeTestModel, writeTestModel, type TestModelShape } from './testModel.js';
 export { Decoder, type SamplingSettings } from './decoder.js';
 export { generate, maskBias, type Generation, type GenerationOptions, type Intervention, type StopReason } from './generate.js';
-export { DEFAULT_PARALLEL, describeDecoding, describeRuntime, loadRuntime, physicalCores, sha256File, type GpuChoice, type Runtime, type RuntimeInfo } from './runtime.js';
+export { describeDecoding, describeRuntime, loadRuntime, physicalCores, sha256File, type GpuChoice, type Runtime, type RuntimeInfo } from './runtime.js';
 export type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 export { localBackend, type LocalOptions } from './local.js';
 export { remoteBackend, type RemoteOptions } from './remote.js';

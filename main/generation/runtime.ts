@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getLlama, GgufFileType, LlamaLogLevel, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
+import { DEFAULT_PARALLEL } from '../api/constants.js';
 import { reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
 import { nodeLlamaCppRoot } from './vocabularies.js';
 
@@ -142,9 +143,6 @@ export function describeRuntime(info: RuntimeInfo): string {
   const where = info.backend === 'cpu' ? `CPU, ${info.threads} threads (${info.cpuReason})` : `${info.backend} on ${info.devices.join(', ')}, ${info.layersOffloaded}/${info.layers} layers offloaded, ${Math.round(info.vramUsedBytes / 2 ** 20)} MiB VRAM`;
   return `${info.architecture} ${info.quantisation}, ${where}, ${Math.round(info.ramUsedBytes / 2 ** 20)} MiB RAM`;
 }
-
-/** Sequences decoded at once unless asked otherwise (see describeDecoding for why). */
-export const DEFAULT_PARALLEL = 4;
 
 /**
  * The run's second line: how many sequences are decoded at once and on how many threads, and why

@@ -15,6 +15,9 @@ export interface TestModelShape {
 }
 export const DEFAULT_TEST_MODEL: TestModelShape = { layers: 2, dim: 64, seed: 1, weights: 'f16' };
 
+/** A shape as the model's name and its cache file spell it (`L2-D64-S1`, `-q8_0` when not f16). */
+const shapeTag = ({ layers, dim, seed, weights }: TestModelShape): string => `L${layers}-D${dim}-S${seed}${weights === 'f16' ? '' : `-${weights}`}`;
+
 /** mulberry32: seeded, so the same parameters give the same file byte for byte. */
 function random(seed: number): () => number {
   return () => {
@@ -84,7 +87,7 @@ export function encodeTestModel(vocabulary: Uint8Array, name: string, shape: Tes
   const rand = random(seed);
   const metadata: GgufOut[] = [
     { key: 'general.architecture', type: 'string', value: 'llama' },
-    { key: 'general.name', type: 'string', value: `wapii-test-${name}-L${layers}-D${dim}-S${seed}${weights === 'f16' ? '' : `-${weights}`}` },
+    { key: 'general.name', type: 'string', value: `wapii-test-${name}-${shapeTag(shape)}` },
     { key: 'general.file_type', type: 'u32', value: weights === 'q8_0' ? 7 : 1 }, // llama_ftype: MOSTLY_F16 = 1, MOSTLY_Q8_0 = 7
     { key: 'llama.context_length', type: 'u32', value: 4096 },
     { key: 'llama.embedding_length', type: 'u32', value: dim },
@@ -134,7 +137,7 @@ export function writeTestModel(vocabulary: BundledVocabulary, out: string, shape
 /** A test model cached by its parameters under node_modules/.cache/wapii/models. */
 export function cachedTestModel(vocabulary: BundledVocabulary, shape: Partial<TestModelShape> = {}): string {
   const s = { ...DEFAULT_TEST_MODEL, ...shape };
-  const file = path.join(cacheDir('models'), `${vocabulary}-L${s.layers}-D${s.dim}-S${s.seed}${s.weights === 'f16' ? '' : `-${s.weights}`}.gguf`);
+  const file = path.join(cacheDir('models'), `${vocabulary}-${shapeTag(s)}.gguf`);
   if (!fs.existsSync(file)) writeTestModel(vocabulary, file, s);
   return file;
 }

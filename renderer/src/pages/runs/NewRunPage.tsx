@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { REVIEW_STATES } from '../../../../main/api/constants.js';
+import { DEFAULT_PARALLEL, REVIEW_STATES } from '../../../../main/api/constants.js';
 import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
 import type { Model, StartRunInput } from '../../api.js';
 import { getClient } from '../../client.js';
@@ -53,7 +53,7 @@ export function NewRunPage(): React.JSX.Element {
   const [seed, setSeed] = useState('1');
   const [n, setN] = useState('1');
   const [maxTokens, setMaxTokens] = useState('250');
-  const [parallel, setParallel] = useState('4');
+  const [parallel, setParallel] = useState(String(DEFAULT_PARALLEL));
   const [contextSize, setContextSize] = useState('1024');
   const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
   const [queuing, setQueuing] = useState(false);
@@ -104,7 +104,7 @@ export function NewRunPage(): React.JSX.Element {
       setting: g.setting,
       prompt,
       sampling,
-      parallel: number(parallel) ?? 4,
+      parallel: number(parallel) ?? DEFAULT_PARALLEL,
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
