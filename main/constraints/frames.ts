@@ -24,7 +24,33 @@ export interface Frame {
    * token mask then looks at all 17,000 first characters of a vocabulary instead of 128.
    */
   asciiOnly?(): boolean;
+  /**
+   * The ASCII characters the frame itself may take next, or a superset of them: a character
+   * outside is refused for sure (a frame that may end also hands it to its parent, which answers
+   * for itself). The token mask tries a new state on each first character of a trie node, and
+   * most are refused; this answers those without a copy and a step. Absent means any.
+   */
+  nextAscii?(): AsciiSet | undefined;
 }
+
+/** A set of ASCII characters, as 128 bits. */
+export type AsciiSet = Uint32Array;
+/** The ASCII characters of the given texts (others are left out). */
+export function asciiSet(...texts: readonly string[]): AsciiSet {
+  const bits = new Uint32Array(4);
+  for (const text of texts) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128) bits[c >>> 5]! |= 1 << (c & 31);
+    }
+  }
+  return bits;
+}
+/** The characters that continue one of `options` after `text`. */
+const nextOf = (options: readonly string[], text: string): string => options.map((o) => (o.length > text.length && o.startsWith(text) ? o[text.length]! : '')).join('');
+const NONE = asciiSet();
+const WS = ' \n\t\r';
+const IDENT_START_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$';
 
 const isAscii = (c: string): boolean => c.charCodeAt(0) < 128;
 /** True when no option continuing `text` goes on with a character beyond ASCII. */
@@ -53,16 +79,20 @@ export function charClass(key: string, exits: (c: string) => boolean, stable: bo
   if (!cls) classes.set(key, (cls = probe === undefined ? { key, exits, stable } : { key, exits, stable, probe }));
   return cls;
 }
-export type Stack = { readonly frame: Frame; readonly parent: Stack } | null;
+/** A frame on its parent stack; `key` caches stackId (stacks are immutable and share their parents). */
+export type Stack = { readonly frame: Frame; readonly parent: Stack; key: string | undefined } | null;
 
-
-export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent });
+export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent, key: undefined });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
 const IDENT_START = /[A-Za-z_$]/;
 const IDENT = /[\w$]/;
 /** A declared name as JavaScript writes it (never starting with a digit). */
 const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u;
 const IDENT_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$';
+/** What any value may start with, references aside (see startValue); whitespace before it. */
+const LITERAL_STARTS = `${WS}'"\`-0123456789tfn{[`;
+const IDENT_START_SET = asciiSet(IDENT_START_CHARS);
+const IDENT_SET = asciiSet(IDENT_CHARS);
 
 /**
  * What a value may reference (constraints.md): the names declared in the code before the call,
@@ -73,13 +103,22 @@ export interface Scope {
   readonly roots: readonly string[];
   readonly declared: ReadonlySet<string>;
   readonly key: string;
+  /** What a value may start with: a literal's characters, or (`references`) also a root's. */
+  readonly literalStarts: AsciiSet;
+  readonly valueStarts: AsciiSet;
+  /** What may follow in an open array: whitespace, `]`, `,` or an item. */
+  readonly arrayNext: AsciiSet;
 }
 const scopes = new Map<string, Scope>();
 export function scopeOf(names: readonly string[]): Scope {
   const declared = [...new Set(names)].filter((n) => IDENTIFIER.test(n)).sort();
   const key = declared.join(',');
   let scope = scopes.get(key);
-  if (!scope) scopes.set(key, (scope = { roots: [...new Set([...declared, 'process'])], declared: new Set(declared), key }));
+  if (!scope) {
+    const roots = [...new Set([...declared, 'process'])];
+    const firsts = roots.map((r) => r[0]).join('');
+    scopes.set(key, (scope = { roots, declared: new Set(declared), key, literalStarts: asciiSet(LITERAL_STARTS), valueStarts: asciiSet(LITERAL_STARTS, firsts), arrayNext: asciiSet(LITERAL_STARTS, firsts, '],') }));
+  }
   return scope;
 }
 /** No declared names: only `process.env.NAME` (shortest completions, and the GBNF export's default). */
@@ -124,10 +163,37 @@ export function minimalValue(rule: ValueRule, quote = "'"): string {
   }
 }
 
-export function stackId(stack: Stack): string {
-  let id = '';
-  for (let s = stack; s; s = s.parent) id += s.frame.id + '|';
-  return id;
+/**
+ * Short names for stacks, per language: a stack's name is a number for its top frame's id on its
+ * parent's name, so equal stacks get equal names and a state's key stays a few characters long
+ * however deep its stacks (spelling every frame out made keys of hundreds of characters, and
+ * hashing them was most of what the token mask paid for a new state). After `LIMIT` names a new
+ * generation starts, so the table stays bounded: a name never means two stacks, and an equal
+ * stack named again in a later generation is only a state seen twice.
+ */
+export class StackNames {
+  private static readonly LIMIT = 1_000_000;
+  private names = new Map<string, string>();
+  private generation = 0;
+  name(frameId: string, parent: string): string {
+    const key = `${frameId}|${parent}`;
+    let name = this.names.get(key);
+    if (name === undefined) {
+      if (this.names.size >= StackNames.LIMIT) {
+        this.names = new Map();
+        this.generation++;
+      }
+      name = `${this.generation}.${this.names.size}`;
+      this.names.set(key, name);
+    }
+    return name;
+  }
+}
+
+/** Identifies a stack (see StackNames); kept on the stack, which is immutable and shares its parent. */
+export function stackId(stack: Stack, names: StackNames): string {
+  if (!stack) return '';
+  return (stack.key ??= names.name(stack.frame.id, stackId(stack.parent, names)));
 }
 
 // --- literals ------------------------------------------------------------------------------
@@ -153,6 +219,9 @@ export class WordFrame implements Frame {
   asciiOnly(): boolean {
     return true;
   }
+  nextAscii(): AsciiSet {
+    return asciiSet(this.word[this.pos] ?? '');
+  }
   step(c: string, parent: Stack): Stack[] {
     return this.word[this.pos] === c ? [push(new WordFrame(this.word, this.pos + 1), parent)] : [];
   }
@@ -166,6 +235,15 @@ export class WordFrame implements Frame {
 
 const BAD_ESCAPE = /[0-9xu]/;
 
+const optionsIds = new WeakMap<readonly string[], number>();
+let nextOptionsId = 0;
+/** An enum's identity in frame ids (its options array is the rule's own, so one per enum). */
+function optionsId(options: readonly string[]): number {
+  let id = optionsIds.get(options);
+  if (id === undefined) optionsIds.set(options, (id = nextOptionsId++));
+  return id;
+}
+
 /** A string literal in any quote; escapes keep an escaped quote inside; an enum restricts the content. */
 export class StringFrame implements Frame {
   constructor(
@@ -177,8 +255,9 @@ export class StringFrame implements Frame {
     readonly scope: Scope,
   ) {}
   get id(): string {
-    // A backtick string remembers a trailing `$` (the start of `${`); otherwise only enums need the text.
-    return `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options || this.text === '$' ? this.text : ''}`;
+    // A backtick string remembers a trailing `$` (the start of `${`); otherwise only enums need the
+    // text, and which enum it is: two keys' enums under the same object state must not share an id.
+    return `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options ? `${optionsId(this.options)}:${this.text}` : this.text === '$' ? this.text : ''}`;
   }
   asciiOnly(): boolean {
     return this.closed || (this.options !== null && asciiNext(this.options, this.text));
@@ -186,6 +265,12 @@ export class StringFrame implements Frame {
   openClass(): CharClass | undefined {
     if (this.closed || this.escape || this.options || this.text === '$') return undefined;
     return STRING_CLASSES.get(this.quote);
+  }
+  nextAscii(): AsciiSet | undefined {
+    if (this.closed) return NONE;
+    // An enum: the characters that continue one of its options, and the quote after a whole one.
+    if (this.options) return asciiSet(nextOf(this.options, this.text), this.options.includes(this.text) ? this.quote : '');
+    return undefined;
   }
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
@@ -218,6 +303,8 @@ export class StringFrame implements Frame {
   }
 }
 
+const NUMBER_CHARS = asciiSet('0123456789.eE+-');
+
 /** A number literal: `-`? digits (`.` digits)? (`e` [+-]? digits)?; integers without fraction or exponent; no leading zero (`01.5` does not parse, `017` is octal). */
 export class NumberFrame implements Frame {
   constructor(
@@ -229,6 +316,9 @@ export class NumberFrame implements Frame {
   }
   asciiOnly(): boolean {
     return true;
+  }
+  nextAscii(): AsciiSet {
+    return NUMBER_CHARS;
   }
   step(c: string, parent: Stack): Stack[] {
     const digit = c >= '0' && c <= '9';
@@ -292,6 +382,21 @@ export class ReferenceFrame implements Frame {
   openClass(): CharClass | undefined {
     // Stable only where the parent takes no identifier character: a property name may end anywhere.
     return this.state === 'member' ? MEMBER_CLASS : undefined;
+  }
+  nextAscii(): AsciiSet {
+    switch (this.state) {
+      case 'start':
+      case 'root':
+        return asciiSet(nextOf(this.scope.roots, this.text), '.[');
+      case 'env':
+        return asciiSet(ENV[this.text.length] ?? '');
+      case 'dot':
+        return IDENT_START_SET;
+      case 'member':
+        return IDENT_SET;
+      case 'after':
+        return NONE;
+    }
   }
   private to(state: ReferenceState, text = ''): ReferenceFrame {
     return new ReferenceFrame(this.scope, state, text, this.bare);
@@ -365,6 +470,9 @@ export class ValueFrame implements Frame {
   }
   asciiOnly(): boolean {
     return true;
+  }
+  nextAscii(): AsciiSet {
+    return this.references ? this.scope.valueStarts : this.scope.literalStarts;
   }
   step(c: string, parent: Stack): Stack[] {
     if (isWs(c)) return [push(this, parent)];
@@ -441,6 +549,9 @@ export class ArrayFrame implements Frame {
   asciiOnly(): boolean {
     return true;
   }
+  nextAscii(): AsciiSet {
+    return this.state === 'closed' ? NONE : this.scope.arrayNext;
+  }
   step(c: string, parent: Stack): Stack[] {
     if (this.state === 'closed') return [];
     if (isWs(c)) return [push(this, parent)];
@@ -457,6 +568,11 @@ export class ArrayFrame implements Frame {
     return this.state === 'closed' ? '' : ']';
   }
 }
+
+const OPEN_KEY_STARTS = asciiSet(WS, `}'"`, IDENT_START_CHARS);
+const BARE_KEY_NEXT = asciiSet(IDENT_CHARS, WS, ':');
+const COLON_NEXT = asciiSet(WS, ':');
+const AFTER_NEXT = asciiSet(WS, ',}');
 
 /**
  * An object literal with set semantics: each declared key at most once (a bit in `seen`), `}`
@@ -486,6 +602,23 @@ export class ObjectFrame implements Frame {
     const q = this.keyQuote;
     if (this.state !== 'inKey' || !this.rule.additional) return undefined;
     return KEY_CLASSES.get(q ?? '');
+  }
+  nextAscii(): AsciiSet | undefined {
+    switch (this.state) {
+      case 'closed':
+        return NONE;
+      case 'key':
+      case 'comma':
+        return this.rule.additional ? OPEN_KEY_STARTS : asciiSet(WS, `}'"`, this.rule.keys.map((k) => k[0] ?? '').join(''));
+      case 'inKey':
+        // A bare key goes on, or ends before its colon; a quoted one goes on or closes.
+        if (!this.keyQuote) return BARE_KEY_NEXT;
+        return this.rule.additional ? undefined : asciiSet(nextOf(this.rule.keys, this.keyText), this.keyQuote);
+      case 'colon':
+        return COLON_NEXT;
+      case 'after':
+        return AFTER_NEXT;
+    }
   }
   private with(state: ObjectFrame['state'], keyQuote: string | null = null, keyText = '', seen = this.seen): ObjectFrame {
     return new ObjectFrame(this.rule, seen, state, keyQuote, keyText, this.scope);

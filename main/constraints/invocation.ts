@@ -1,5 +1,5 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
-import { asciiNext, charClass, isWs, minimalValue, ObjectFrame, push, ReferenceFrame, ValueFrame, WordFrame, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
+import { asciiNext, asciiSet, charClass, isWs, minimalValue, ObjectFrame, push, ReferenceFrame, StackNames, ValueFrame, WordFrame, type AsciiSet, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
 
 /** A character trie over `server + path template`; `{param}` segments are edges of their own. */
@@ -16,6 +16,8 @@ const node = (): UrlNode => ({ literal: new Map(), param: undefined, endpoints: 
  */
 export class CompiledSpec {
   readonly methods: readonly string[];
+  /** Names for the stacks of this language's matchers (state keys). */
+  readonly stacks = new StackNames();
   private readonly tries: Map<string, UrlNode>;
   private readonly rules: Map<Endpoint, EndpointRules>;
   private readonly compiler: RuleCompiler;
@@ -66,6 +68,8 @@ export class CompiledSpec {
 }
 
 const URL_SAFE = /[A-Za-z0-9\-._~!$&'()*+,;=:@%<>]/;
+/** What a path parameter's value may start with (see paramCharOk), `$` for `${` in backticks. */
+const URL_PARAM_STARTS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*+,;=:@%<>";
 
 function paramCharOk(parameter: Parameter | undefined, c: string, quote: string, text: string): boolean {
   if (c === quote) return false;
@@ -122,6 +126,9 @@ export class FreeFrame implements Frame {
   }
 }
 
+/** What may end an invocation's statement besides `;`: the call goes on as a promise chain. */
+const TERMINATORS = ['.then(', '.catch(', '.finally('];
+
 type Stage = 'method' | 'open' | 'preUrl' | 'afterUrl' | 'preData' | 'afterData' | 'preConfig' | 'afterConfig' | 'close' | 'term' | 'done';
 
 /** `axios.<method>(<url>[, <data>][, <config>])` then `;`, `.then(`, `.catch(` or `.finally(`. */
@@ -139,6 +146,31 @@ export class InvocationFrame implements Frame {
   }
   asciiOnly(): boolean {
     return this.stage !== 'method' || asciiNext(this.compiled.methods, this.text);
+  }
+  nextAscii(): AsciiSet {
+    const ws = ' \n\t\r';
+    switch (this.stage) {
+      case 'method':
+        return asciiSet(this.compiled.methods.map((m) => (m.length > this.text.length && m.startsWith(this.text) ? m[this.text.length] : '')).join(''), ws, '(');
+      case 'open':
+        return asciiSet(ws, '(');
+      case 'preUrl':
+        return asciiSet(ws, '\'"`');
+      case 'afterUrl':
+      case 'afterData':
+      case 'afterConfig':
+        return asciiSet(ws, ',)');
+      case 'preData':
+        return this.compiled.scope.literalStarts;
+      case 'preConfig':
+        return asciiSet(ws, '){');
+      case 'close':
+        return asciiSet(ws, ')');
+      case 'term':
+        return this.text === '' ? asciiSet(ws, ';.') : asciiSet(TERMINATORS.map((e) => (e.length > this.text.length && e.startsWith(this.text) ? e[this.text.length] : '')).join(''));
+      case 'done':
+        return asciiSet();
+    }
   }
   private to(stage: Stage, text = ''): InvocationFrame {
     return new InvocationFrame(this.compiled, stage, this.method, this.rules, text);
@@ -186,9 +218,8 @@ export class InvocationFrame implements Frame {
         if (this.text === '' && isWs(c)) return [push(this, parent)];
         if (this.text === '' && c === ';') return [parent]; // released: back to free text
         const text = this.text + c;
-        const ends = ['.then(', '.catch(', '.finally('];
-        if (ends.includes(text)) return [parent];
-        return ends.some((e) => e.startsWith(text)) ? [push(this.to('term', text), parent)] : [];
+        if (TERMINATORS.includes(text)) return [parent];
+        return TERMINATORS.some((e) => e.startsWith(text)) ? [push(this.to('term', text), parent)] : [];
       }
       case 'done':
         return [];
@@ -221,7 +252,7 @@ export class InvocationFrame implements Frame {
       case 'close':
         return ');';
       case 'term':
-        return this.text === '' ? ';' : (['.then(', '.catch(', '.finally('].find((e) => e.startsWith(this.text)) ?? '.then(').slice(this.text.length);
+        return this.text === '' ? ';' : (TERMINATORS.find((e) => e.startsWith(this.text)) ?? '.then(').slice(this.text.length);
       case 'done':
         return '';
     }
@@ -271,6 +302,11 @@ export class UrlFrame implements Frame {
     if (this.value === '$') return true;
     if (this.value.startsWith('<') && !this.value.endsWith('>')) return false;
     return literalAscii(this.param.next);
+  }
+  nextAscii(): AsciiSet | undefined {
+    // A server or path's next literal character, the quote, or a path parameter's first one.
+    if (!this.param) return asciiSet([...this.at.literal.keys()].join(''), this.quote, this.at.param ? URL_PARAM_STARTS : '');
+    return this.value === '$' ? asciiSet('{') : undefined;
   }
   openClass(): CharClass | undefined {
     if (!this.param || this.value === '$' || this.value === '${}') return undefined;

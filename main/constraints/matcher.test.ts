@@ -97,3 +97,21 @@ describe('each single illegal change is rejected at the offending character', ()
     expect(feed(`${starter}get('${BASE}/shipments', { params: { limit: axios.defaults } })`, starter).result).toEqual({ ok: true });
   });
 });
+
+describe('state keys', () => {
+  it('tell apart two enums met at the same object state (token masks are memoised by key)', () => {
+    const call = `axios.post('${BASE}/shipments/shp_1/labels', `;
+    const formatLast = feed(`${STARTER}${call}{ size: 'A6', format: '`).m;
+    const sizeLast = feed(`${STARTER}${call}{ format: 'zpl', size: '`).m;
+    expect(formatLast.stateKey()).not.toBe(sizeLast.stateKey());
+    expect(formatLast.clone().feed("pdf'").ok).toBe(true);
+    expect(sizeLast.clone().feed("pdf'").ok).toBe(false);
+  });
+
+  it('are equal for equal states reached by different texts, and short however deep the state', () => {
+    const a = feed(`${STARTER}axios.get('${BASE}/shipments', { params: { limit: 25, status: 'deliv`).m;
+    const b = feed(`${STARTER}axios.get("${BASE}/shipments",{params:{limit:1,status:'deliv`).m;
+    expect(a.stateKey()).toBe(b.stateKey());
+    expect(a.stateKey().length).toBeLessThan(16);
+  });
+});

@@ -1,5 +1,5 @@
 import type { ApiSpec } from '../openapi/index.js';
-import { scopeOf, stackCompletion, stackId, stepStack, type CharClass, type Stack } from './frames.js';
+import { push, scopeOf, stackCompletion, stackId, stepStack, type AsciiSet, type CharClass, type Stack } from './frames.js';
 import { CompiledSpec, FreeFrame } from './invocation.js';
 import { declaredNames } from './scope.js';
 
@@ -38,7 +38,7 @@ export class ConstraintMatcher {
   /** A matcher before any text; `names` are those declared before the calls it will see (none: only `process.env`). */
   static create(spec: ApiSpec | CompiledSpec, names: readonly string[] = []): ConstraintMatcher {
     const compiled = spec instanceof CompiledSpec ? spec : compileConstraints(spec, names);
-    return new ConstraintMatcher([{ frame: new FreeFrame(compiled, 0, false), parent: null }], 0, compiled);
+    return new ConstraintMatcher([push(new FreeFrame(compiled, 0, false), null)], 0, compiled);
   }
 
   /**
@@ -71,7 +71,7 @@ export class ConstraintMatcher {
     }
     const seen = new Set<string>();
     this.threads = next.filter((t) => {
-      const id = stackId(t);
+      const id = stackId(t, this.language.stacks);
       if (seen.has(id)) return false;
       seen.add(id);
       return true;
@@ -104,7 +104,9 @@ export class ConstraintMatcher {
 
   /** Identifies the state: equal keys accept the same continuations (used to memoise token masks). */
   stateKey(): string {
-    return this.threads.map(stackId).sort().join('\n');
+    const names = this.language.stacks;
+    if (this.threads.length === 1) return stackId(this.threads[0]!, names);
+    return this.threads.map((t) => stackId(t, names)).sort().join(' ');
   }
 
   /**
@@ -128,6 +130,23 @@ export class ConstraintMatcher {
       }
       return true;
     });
+  }
+
+  /**
+   * The ASCII characters `push` may accept next, or a superset (see Frame.nextAscii); undefined
+   * when some frame does not say, so any may follow.
+   */
+  nextAscii(): AsciiSet | undefined {
+    const bits = new Uint32Array(4);
+    for (const thread of this.threads) {
+      for (let s = thread; s; s = s.parent) {
+        const own = s.frame.nextAscii?.();
+        if (!own) return undefined;
+        for (let w = 0; w < 4; w++) bits[w]! |= own[w]!;
+        if (!s.frame.canEnd()) break;
+      }
+    }
+    return bits;
   }
 
   /** True when part of `axios.` has been typed in free text (a token of raw bytes must not split it). */

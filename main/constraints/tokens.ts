@@ -1,173 +1,264 @@
-import { allClasses, type CharClass } from './frames.js';
+import { allClasses, type AsciiSet, type CharClass } from './frames.js';
 import type { CompiledSpec } from './invocation.js';
 import type { ConstraintMatcher } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /**
- * A character trie over token texts. Each node lists the tokens that end there and the range
- * [lo, hi) its subtree covers in depth-first order, so a subtree's tokens can be scanned as a
- * flat array.
+ * Characters as small integers: ASCII as its code, every other character (a code point, as the
+ * tries split texts) numbered on first sight. Shared by every vocabulary, so an automaton's
+ * transitions mean the same whichever vocabulary walked them.
  */
-interface TrieNode {
-  /** The children, `keys[i]` leading to `nodes[i]`; those under ASCII characters come first. */
-  readonly keys: readonly string[];
-  readonly nodes: readonly TrieNode[];
-  /** How many children are under ASCII characters: all a state that takes only ASCII needs to look at. */
-  readonly ascii: number;
-  readonly tokens: readonly number[];
-  readonly depth: number;
-  readonly lo: number;
-  readonly hi: number;
-}
-
-/** What the mask needs per character class (see CharClass), built on first use. */
-interface ClassTable {
-  /** In depth-first order: each token's last exit character, -1 when it has none. */
-  readonly last: Int16Array;
-  /** Classes stable (in some context) only: the tokens without an exit, and a trie of the others' texts from their first exit on. */
-  readonly inside: Uint32Array | undefined;
-  readonly exiting: TrieNode | undefined;
-  /** Per subtree scanned so far, how its tokens split (see Split). */
-  readonly splits: Map<TrieNode, Split>;
+const charIds = new Map<string, number>();
+const charTexts: string[] = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
+function charId(ch: string): number {
+  const code = ch.charCodeAt(0);
+  if (code < 128 && ch.length === 1) return code;
+  let id = charIds.get(ch);
+  if (id === undefined) {
+    id = charTexts.length;
+    charTexts.push(ch);
+    charIds.set(ch, id);
+  }
+  return id;
 }
 
 /**
- * A subtree's tokens under a class: those with no exit below the node, and the others grouped by
- * their text below the node and, for stable states, in a trie of their texts from the first exit on.
+ * A character trie over token texts, flat: nodes are numbered depth first and every field is a
+ * typed array. A vocabulary's tries are over a million nodes; as objects they were a heap whose
+ * full garbage collection took 160 ms and more, and landed inside a mask as its worst case.
+ * The tokens of node n's subtree are `ids[lo[n] .. hi[n])`, those ending at n coming first (up
+ * to `own[n]`); its edges are `edgeLo[n] .. edgeHi[n]`, ASCII characters first (up to `asciiHi[n]`).
  */
-interface Split {
-  readonly inside: Int32Array;
-  readonly others: number;
-  readonly byRest: ReadonlyMap<string, number[]>;
-  readonly exiting: TrieNode;
+interface Trie {
+  readonly ids: Int32Array;
+  readonly lo: Int32Array;
+  readonly own: Int32Array;
+  readonly hi: Int32Array;
+  readonly depth: Int32Array;
+  readonly edgeLo: Int32Array;
+  readonly asciiHi: Int32Array;
+  readonly edgeHi: Int32Array;
+  /** Per edge: the character id, and the node it leads to. */
+  readonly char: Int32Array;
+  readonly child: Int32Array;
 }
-
-function group(map: Map<string, number[]>, text: string, id: number): void {
-  const ids = map.get(text);
-  if (ids) ids.push(id);
-  else map.set(text, [id]);
-}
-
-export interface TokenIndex {
-  readonly vocabulary: Vocabulary;
-  readonly root: TrieNode;
-  /** Token ids in depth-first trie order, and their texts split into characters. */
-  readonly order: Int32Array;
-  readonly chars: readonly (readonly string[])[];
-  /** Tokens that are neither text nor end-of-generation: partial UTF-8 bytes, control tokens. */
-  readonly partial: readonly number[];
-  readonly words: number;
-  /** Every character class's table, built when the vocabulary is prepared. */
-  readonly classes: Map<string, ClassTable>;
-}
-
-const indexes = new WeakMap<Vocabulary, TokenIndex>();
 
 /** A trie node while it is built: a map for the lookups, dropped once the trie is numbered. */
 interface Building {
-  children: Map<string, Building> | undefined;
+  children: Map<number, Building> | undefined;
   tokens: number[] | undefined;
 }
-const NO_KEYS: readonly string[] = Object.freeze([]);
-const NO_NODES: readonly TrieNode[] = Object.freeze([]);
-const NO_TOKENS: readonly number[] = Object.freeze([]);
 
-/**
- * A trie over (text, token) pairs, its nodes numbered depth first; returns the root and the order.
- * The finished nodes hold plain arrays, and leaves share empty ones: a vocabulary's tries are a
- * million nodes, and with a Map each they made a heap that took half a second per full GC, which
- * landed inside a mask as its worst case.
- */
-function buildTrie(entries: Iterable<readonly [readonly string[], number]>): { root: TrieNode; order: number[] } {
+/** A trie over (text as character ids, token) pairs; the root is node 0. */
+function buildTrie(entries: Iterable<readonly [ArrayLike<number>, number]>): Trie {
   const root: Building = { children: undefined, tokens: undefined };
+  let nodes = 1;
   for (const [chars, id] of entries) {
     let node = root;
-    for (const ch of chars) {
+    for (let i = 0; i < chars.length; i++) {
+      const ch = chars[i]!;
       node.children ??= new Map();
       let child = node.children.get(ch);
-      if (!child) node.children.set(ch, (child = { children: undefined, tokens: undefined }));
+      if (!child) {
+        node.children.set(ch, (child = { children: undefined, tokens: undefined }));
+        nodes++;
+      }
       node = child;
     }
     (node.tokens ??= []).push(id);
   }
-  const order: number[] = [];
-  const finish = (node: Building, depth: number): TrieNode => {
-    const lo = order.length;
-    if (node.tokens) order.push(...node.tokens);
-    const edges = node.children ? [...node.children] : [];
-    // ASCII first (a stable sort keeps the depth-first order within each part).
-    edges.sort(([a], [b]) => Number(a.charCodeAt(0) >= 128) - Number(b.charCodeAt(0) >= 128));
-    // Arrays made by map() are sized exactly; push() would leave room for 16 more in each.
-    const keys = edges.map(([ch]) => ch);
-    const nodes = edges.map(([, child]) => finish(child, depth + 1));
-    const ascii = keys.filter((ch) => ch.charCodeAt(0) < 128).length;
-    return { keys: keys.length > 0 ? keys : NO_KEYS, nodes: nodes.length > 0 ? nodes : NO_NODES, ascii, tokens: node.tokens ? node.tokens.slice() : NO_TOKENS, depth, lo, hi: order.length };
+  const ids: number[] = [];
+  const lo = new Int32Array(nodes);
+  const own = new Int32Array(nodes);
+  const hi = new Int32Array(nodes);
+  const depth = new Int32Array(nodes);
+  const edgeLo = new Int32Array(nodes);
+  const asciiHi = new Int32Array(nodes);
+  const edgeHi = new Int32Array(nodes);
+  const char = new Int32Array(nodes - 1);
+  const child = new Int32Array(nodes - 1);
+  let nextNode = 0;
+  let nextEdge = 0;
+  const number = (node: Building, d: number): number => {
+    const n = nextNode++;
+    depth[n] = d;
+    lo[n] = ids.length;
+    if (node.tokens) for (const id of node.tokens) ids.push(id);
+    own[n] = ids.length;
+    // ASCII first (a stable sort keeps the insertion order within each part).
+    const edges = node.children ? [...node.children].sort(([a], [b]) => Number(a >= 128) - Number(b >= 128)) : [];
+    const first = nextEdge;
+    nextEdge += edges.length;
+    edgeLo[n] = first;
+    edgeHi[n] = nextEdge;
+    asciiHi[n] = first + edges.filter(([ch]) => ch < 128).length;
+    edges.forEach(([ch, next], i) => {
+      char[first + i] = ch;
+      child[first + i] = number(next, d + 1);
+    });
+    hi[n] = ids.length;
+    return n;
   };
-  return { root: finish(root, 0), order };
+  number(root, 0);
+  return { ids: Int32Array.from(ids), lo, own, hi, depth, edgeLo, asciiHi, edgeHi, char, child };
 }
 
-/** The flat token trie of a vocabulary, built once per vocabulary. */
+/** What the mask needs per character class (see CharClass) in one TextTrie. */
+interface ClassTable {
+  /** Per character id: 1 when the class exits on it. */
+  readonly exits: Uint8Array;
+  /** Per token, in the trie's order: the position of its last exit character, -1 when it has none. */
+  readonly last: Int16Array;
+  /** How the whole trie's tokens split (see Split), with its `inside` as a bitmask to OR in at once. */
+  readonly root: Split;
+  readonly rootInside: Uint32Array;
+  /** Per trie node below the root scanned so far. */
+  readonly splits: Map<number, Split>;
+}
+
+/**
+ * A subtree's tokens under a class: those with no exit below the node (`inside`), and the
+ * others (`first .. count` of them), kept in tries made on first use: `exiting`, their texts from
+ * the first exit below the node on (for a stable state, which the characters before it leave
+ * as it was), and `rests`, their texts from the node on (for any other state).
+ */
+interface Split {
+  readonly node: number;
+  readonly inside: Int32Array;
+  readonly others: number;
+  exiting: Trie | undefined;
+  rests: Trie | undefined;
+}
+
+/**
+ * A trie with what the mask needs beside it: each token's text in the trie's order (as
+ * character ids, `text[start[i] .. start[i + 1])`) and the tables of every character class.
+ */
+interface TextTrie {
+  readonly trie: Trie;
+  readonly start: Int32Array;
+  readonly text: Int32Array;
+  readonly classes: Map<string, ClassTable>;
+}
+
+export interface TokenIndex {
+  readonly vocabulary: Vocabulary;
+  /** Every token that is text. */
+  readonly all: TextTrie;
+  /**
+   * The tokens that start with whitespace and go on with something else, by what follows their
+   * leading whitespace: a state that whitespace leaves as it was (between a key and its colon,
+   * before a value, ...) walks these rests once, instead of once under each of the hundreds of
+   * whitespace runs the vocabulary spells. `wsOnly` are the tokens of whitespace alone.
+   */
+  readonly wsRests: TextTrie;
+  readonly wsOnly: Int32Array;
+  /** Tokens that are neither text nor end-of-generation: partial UTF-8 bytes, control tokens. */
+  readonly partial: readonly number[];
+  readonly words: number;
+}
+
+const indexes = new WeakMap<Vocabulary, TokenIndex>();
+/** The whitespace the matcher skips (see isWs in frames.ts), as character ids. */
+const WHITESPACE = [32, 9, 10, 13];
+const isWhitespace = (ch: number): boolean => ch === 32 || ch === 9 || ch === 10 || ch === 13;
+
+/** The flat token tries of a vocabulary and every class's tables, built once per vocabulary. */
 export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   let index = indexes.get(vocabulary);
   if (index) return index;
   const partial: number[] = [];
+  const wsOnly: number[] = [];
   const eos = new Set(vocabulary.eos);
-  const entries: [string[], number][] = [];
+  const all: [Int32Array, number][] = [];
+  const wsRests: [Int32Array, number][] = [];
   vocabulary.text.forEach((text, id) => {
     if (eos.has(id)) return;
-    if (text === null || text === '') partial.push(id);
-    else entries.push([[...text], id]);
-  });
-  const { root, order } = buildTrie(entries);
-  const chars = order.map((id) => [...vocabulary.text[id]!]);
-  index = { vocabulary, root, order: Int32Array.from(order), chars, partial, words: Math.ceil(vocabulary.text.length / 32), classes: new Map() };
-  // Every class's table now, not on first use (which cost up to a second inside one mask): the
-  // texts as ids of their distinct characters, so a class asks about each character once.
-  const ids = new Map<string, number>();
-  const starts = new Int32Array(chars.length + 1);
-  const flat: number[] = [];
-  chars.forEach((cs, i) => {
-    starts[i] = flat.length;
-    for (const ch of cs) {
-      let id = ids.get(ch);
-      if (id === undefined) ids.set(ch, (id = ids.size));
-      flat.push(id);
+    if (text === null || text === '') {
+      partial.push(id);
+      return;
     }
+    const chars = Int32Array.from([...text], charId);
+    all.push([chars, id]);
+    let lead = 0;
+    while (lead < chars.length && isWhitespace(chars[lead]!)) lead++;
+    if (lead === chars.length) wsOnly.push(id);
+    else if (lead > 0) wsRests.push([chars.subarray(lead), id]);
   });
-  starts[chars.length] = flat.length;
-  const text = { starts, flat: Int32Array.from(flat), distinct: [...ids.keys()] };
-  for (const cls of allClasses()) index.classes.set(cls.key, classTable(index, cls, text));
+  const words = Math.ceil(vocabulary.text.length / 32);
+  // Every class's tables now, not on first use (which cost up to a second inside one mask).
+  const exits = new Map(allClasses().map((cls) => [cls.key, Uint8Array.from(charTexts, (ch) => (cls.exits(ch) ? 1 : 0))]));
+  index = { vocabulary, all: textTrie(all, exits, words), wsRests: textTrie(wsRests, exits, words), wsOnly: Int32Array.from(wsOnly), partial, words };
   indexes.set(vocabulary, index);
   return index;
 }
 
-function classTable(index: TokenIndex, cls: CharClass, text: { starts: Int32Array; flat: Int32Array; distinct: readonly string[] }): ClassTable {
-  const exits = Uint8Array.from(text.distinct, (ch) => (cls.exits(ch) ? 1 : 0));
-  const last = new Int16Array(index.chars.length);
-  // Stable classes, and those stable in context (identifiers), get the whole-vocabulary split.
-  const inside = cls.stable || cls.probe !== undefined ? new Uint32Array(index.words) : undefined;
-  const exiting: [string[], number][] = [];
-  for (let i = 0; i < index.chars.length; i++) {
-    const start = text.starts[i]!;
-    const end = text.starts[i + 1]!;
-    let first = -1;
-    let lastExit = -1;
-    for (let k = start; k < end; k++) {
-      if (!exits[text.flat[k]!]) continue;
-      if (first < 0) first = k - start;
-      lastExit = k - start;
-    }
-    last[i] = Math.min(lastExit, 0x7fff);
-    if (!inside) continue;
-    if (first < 0) setBit(inside, index.order[i]!);
-    else exiting.push([index.chars[i]!.slice(first) as string[], index.order[i]!]);
-  }
-  return { last, inside, exiting: inside ? buildTrie(exiting).root : undefined, splits: new Map() };
+function textTrie(entries: readonly (readonly [Int32Array, number])[], exits: ReadonlyMap<string, Uint8Array>, words: number): TextTrie {
+  const trie = buildTrie(entries);
+  const byId = new Map(entries.map(([chars, id]) => [id, chars]));
+  const start = new Int32Array(trie.ids.length + 1);
+  for (let i = 0; i < trie.ids.length; i++) start[i + 1] = start[i]! + byId.get(trie.ids[i]!)!.length;
+  const text = new Int32Array(start[trie.ids.length]!);
+  for (let i = 0; i < trie.ids.length; i++) text.set(byId.get(trie.ids[i]!)!, start[i]!);
+  const tt: TextTrie = { trie, start, text, classes: new Map() };
+  for (const cls of allClasses()) tt.classes.set(cls.key, classTable(tt, cls, exits.get(cls.key)!, words));
+  return tt;
 }
 
-const setBit = (mask: Uint32Array, id: number): void => {
+function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, words: number): ClassTable {
+  const { ids } = tt.trie;
+  const last = new Int16Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    let lastExit = -1;
+    for (let k = tt.start[i]!; k < tt.start[i + 1]!; k++) if (exits[tt.text[k]!]) lastExit = k - tt.start[i]!;
+    last[i] = Math.min(lastExit, 0x7fff);
+  }
+  const root = splitOf(tt, last, 0);
+  const rootInside = new Uint32Array(words);
+  for (const id of root.inside) setBit(rootInside, id);
+  const table: ClassTable = { exits, last, root: { ...root, inside: new Int32Array(0) }, rootInside, splits: new Map() };
+  // Stable classes, and those stable in context (identifiers), get the whole trie's exit trie now.
+  if (cls.stable || cls.probe !== undefined) exitingOf(tt, table, table.root);
+  return table;
+}
+
+/** How the tokens below trie node `n` split under a class (see Split); the tries come on first use. */
+function splitOf(tt: TextTrie, last: Int16Array, n: number): Split {
+  const { trie } = tt;
+  const d = trie.depth[n]!;
+  const inside: number[] = [];
+  for (let i = trie.lo[n]!; i < trie.hi[n]!; i++) if (last[i]! < d) inside.push(trie.ids[i]!);
+  return { node: n, inside: Int32Array.from(inside), others: trie.hi[n]! - trie.lo[n]! - inside.length, exiting: undefined, rests: undefined };
+}
+
+/** The others of a split by their texts from their first exit below the node on. */
+function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
+  if (split.exiting) return split.exiting;
+  const { trie, start, text } = tt;
+  const d = trie.depth[split.node]!;
+  const entries: [Int32Array, number][] = [];
+  for (let i = trie.lo[split.node]!; i < trie.hi[split.node]!; i++) {
+    let exit = start[i]! + d;
+    const end = start[i + 1]!;
+    while (exit < end && !table.exits[text[exit]!]) exit++;
+    if (exit < end) entries.push([text.subarray(exit, end), trie.ids[i]!]);
+  }
+  return (split.exiting = buildTrie(entries));
+}
+
+/** The others of a split by their texts from the node on. */
+function restsOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
+  if (split.rests) return split.rests;
+  const { trie, start, text } = tt;
+  const d = trie.depth[split.node]!;
+  const entries: [Int32Array, number][] = [];
+  for (let i = trie.lo[split.node]!; i < trie.hi[split.node]!; i++) if (table.last[i]! >= d) entries.push([text.subarray(start[i]! + d, start[i + 1]!), trie.ids[i]!]);
+  return (split.rests = buildTrie(entries));
+}
+
+function setBit(mask: Uint32Array, id: number): void {
   mask[id >>> 5]! |= 1 << (id & 31);
-};
+}
 export const hasBit = (mask: Uint32Array, id: number): boolean => (mask[id >>> 5]! & (1 << (id & 31))) !== 0;
 
 /**
@@ -177,29 +268,43 @@ export const hasBit = (mask: Uint32Array, id: number): boolean => (mask[id >>> 5
  * an array read instead of a matcher copy and a character step.
  */
 interface Known {
+  /** Its row in the automaton's ASCII transitions. */
+  readonly row: number;
   readonly matcher: ConstraintMatcher;
   readonly key: string;
   readonly open: CharClass | undefined;
   readonly asciiOnly: boolean;
-  /** Per ASCII character: 0 not tried yet, -1 no way on, else 1 + the index of the next state. */
-  readonly ascii: Int32Array;
-  /** The same for characters beyond ASCII, made on first use. */
-  other: Map<string, number> | undefined;
+  /**
+   * The ASCII characters it may take (see ConstraintMatcher.nextAscii), asked on its first step:
+   * the others are refused without a copy and a step. Null until then, undefined for any.
+   */
+  firsts: AsciiSet | undefined | null;
+  /** Transitions on characters beyond ASCII, by character id, made on first use. */
+  other: Map<number, number> | undefined;
+  /** For a class stable only in context (see probeStable), the answer once asked. */
+  stable: boolean | undefined;
+  /** True when every whitespace character leads back to this state (see TokenIndex.wsRests). */
+  wsLoop: boolean | undefined;
 }
 
-/** States kept before the automaton is dropped and built again (each holds a 512-byte table). */
+/** States kept before the automaton is dropped and built again (each has a 512-byte row). */
 const MAX_KNOWN = 40_000;
 
 /**
  * One automaton per compiled language (a spec and the names values may reference): state keys
  * mean the same across its matchers, and the characters' transitions do not depend on the
  * vocabulary, so every TokenConstraint of a language (one per slot of a run) shares it.
+ * `ascii` holds 128 transitions per state (0 not tried yet, -1 no way on, else 1 + the index
+ * of the next state) in one array: a typed array per state was an allocation outside the heap
+ * for every state met, and most of what a new state cost.
  */
 interface Automaton {
   known: Map<string, number>;
   states: Known[];
+  ascii: Int32Array;
 }
 const automata = new WeakMap<CompiledSpec, Automaton>();
+const emptyAutomaton = (): Automaton => ({ known: new Map(), states: [], ascii: new Int32Array(128 * 1024) });
 
 /**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick
@@ -209,9 +314,9 @@ const automata = new WeakMap<CompiledSpec, Automaton>();
 export class TokenConstraint {
   private readonly index: TokenIndex;
   private readonly masks = new Map<string, Uint32Array>();
-  /** Within one mask: per state, the texts (from a first exit on) already fed, and whether they passed. */
-  private decided = new Map<string, Map<string, boolean>>();
-  /** The states met by mask walks (see Known), by state key and by index; shared per language. */
+  private slab = new Uint32Array(0);
+  private slabUsed = 0;
+  /** The states met by mask walks (see Known); shared per language. */
   private readonly automaton: Automaton;
 
   private readonly start: ConstraintMatcher;
@@ -223,7 +328,7 @@ export class TokenConstraint {
     this.index = tokenIndex(vocabulary);
     this.start = matcher.clone();
     let automaton = automata.get(matcher.language);
-    if (!automaton) automata.set(matcher.language, (automaton = { known: new Map(), states: [] }));
+    if (!automaton) automata.set(matcher.language, (automaton = emptyAutomaton()));
     this.automaton = automaton;
   }
 
@@ -274,14 +379,10 @@ export class TokenConstraint {
     const key = this.matcher.stateKey();
     const cached = this.masks.get(key);
     if (cached) return cached;
-    const mask = new Uint32Array(this.index.words);
-    this.decided = new Map();
+    const mask = this.newMask();
     // Dropped between walks only (walks are synchronous): a walk holds indexes into `states`.
-    if (this.automaton.states.length > MAX_KNOWN) {
-      this.automaton.known = new Map();
-      this.automaton.states = [];
-    }
-    this.walk(this.index.root, this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
+    if (this.automaton.states.length > MAX_KNOWN) Object.assign(this.automaton, emptyAutomaton());
+    this.walkRoot(this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
     if (this.matcher.isComplete()) {
       for (const id of this.index.vocabulary.eos) setBit(mask, id);
       if (!this.matcher.pending) for (const id of this.index.partial) setBit(mask, id);
@@ -291,131 +392,134 @@ export class TokenConstraint {
     return mask;
   }
 
+  /**
+   * A zeroed mask, cut from a slab of 32: a 19 KB typed array each was an allocation outside the
+   * heap per mask, and the collections it set off. A slab is freed once none of its masks is kept.
+   */
+  private newMask(): Uint32Array {
+    const words = this.index.words;
+    if (this.slabUsed + words > this.slab.length) {
+      this.slab = new Uint32Array(words * 32);
+      this.slabUsed = 0;
+    }
+    this.slabUsed += words;
+    return this.slab.subarray(this.slabUsed - words, this.slabUsed);
+  }
+
   /** The index (+1) of a state in the automaton, added when new. */
   private intern(matcher: ConstraintMatcher, key = matcher.stateKey()): number {
-    const { known, states } = this.automaton;
-    const found = known.get(key);
+    const automaton = this.automaton;
+    const found = automaton.known.get(key);
     if (found !== undefined) return found;
-    states.push({ matcher, key, open: matcher.openClass(), asciiOnly: matcher.asciiOnly(), ascii: new Int32Array(128), other: undefined });
-    known.set(key, states.length);
-    return states.length;
+    const row = automaton.states.length;
+    if ((row + 1) * 128 > automaton.ascii.length) {
+      const grown = new Int32Array(automaton.ascii.length * 2);
+      grown.set(automaton.ascii);
+      automaton.ascii = grown;
+    }
+    automaton.states.push({ row, matcher, key, open: matcher.openClass(), asciiOnly: matcher.asciiOnly(), firsts: null, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.known.set(key, row + 1);
+    return row + 1;
   }
 
-  /** The state after one more character, or undefined when it cannot follow. */
-  private next(state: Known, ch: string): Known | undefined {
-    const code = ch.charCodeAt(0);
-    let to = code < 128 ? state.ascii[code]! : state.other?.get(ch);
-    if (!to) {
+  /** The state after one more character (by id), or undefined when it cannot follow. */
+  private next(state: Known, ch: number): Known | undefined {
+    const automaton = this.automaton;
+    let to = ch < 128 ? automaton.ascii[state.row * 128 + ch]! : (state.other?.get(ch) ?? 0);
+    if (to === 0 && ch < 128) {
+      if (state.firsts === null) state.firsts = state.matcher.nextAscii();
+      if (state.firsts && !(state.firsts[ch >>> 5]! & (1 << (ch & 31)))) to = automaton.ascii[state.row * 128 + ch] = -1;
+    }
+    if (to === 0) {
       const matcher = state.matcher.clone();
-      to = matcher.push(ch) ? this.intern(matcher) : -1;
-      if (code < 128) state.ascii[code] = to;
+      to = matcher.push(charTexts[ch]!) ? this.intern(matcher) : -1;
+      // After intern, which may have grown the table.
+      if (ch < 128) automaton.ascii[state.row * 128 + ch] = to;
       else (state.other ??= new Map()).set(ch, to);
     }
-    return to > 0 ? this.automaton.states[to - 1] : undefined;
+    return to > 0 ? automaton.states[to - 1] : undefined;
   }
 
-  /** Allows the tokens of a subtree of the vocabulary's trie that the state accepts. */
-  private walk(node: TrieNode, state: Known, mask: Uint32Array): void {
-    if (state.open && this.scan(node, state.matcher, state.key, state.open, mask)) return;
-    for (const id of node.tokens) setBit(mask, id);
-    const { keys, nodes } = node;
-    for (let i = 0, n = state.asciiOnly ? node.ascii : keys.length; i < n; i++) {
-      const next = this.next(state, keys[i]!);
-      if (next) this.walk(nodes[i]!, next, mask);
+  /** The whole vocabulary from a state (see TokenIndex.wsRests for the tokens that start with whitespace). */
+  private walkRoot(state: Known, mask: Uint32Array): void {
+    const { all, wsRests, wsOnly } = this.index;
+    if (state.open && this.scan(all, 0, state, state.open, mask)) return;
+    state.wsLoop ??= WHITESPACE.every((ch) => this.next(state, ch) === state);
+    if (!state.wsLoop) return this.walkFrom(all, 0, state, mask);
+    for (const id of wsOnly) setBit(mask, id);
+    this.walk(wsRests, 0, state, mask);
+    const trie = all.trie;
+    for (let e = trie.edgeLo[0]!, end = state.asciiOnly ? trie.asciiHi[0]! : trie.edgeHi[0]!; e < end; e++) {
+      if (isWhitespace(trie.char[e]!)) continue;
+      const next = this.next(state, trie.char[e]!);
+      if (next) this.walk(all, trie.child[e]!, next, mask);
+    }
+  }
+
+  /** Allows the tokens of a subtree that the state accepts. */
+  private walk(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
+    if (state.open && this.scan(tt, n, state, state.open, mask)) return;
+    this.walkFrom(tt, n, state, mask);
+  }
+
+  /** The tokens ending at node n, then each child the state takes, walked on. */
+  private walkFrom(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
+    const trie = tt.trie;
+    for (let i = trie.lo[n]!, end = trie.own[n]!; i < end; i++) setBit(mask, trie.ids[i]!);
+    for (let e = trie.edgeLo[n]!, end = state.asciiOnly ? trie.asciiHi[n]! : trie.edgeHi[n]!; e < end; e++) {
+      const next = this.next(state, trie.char[e]!);
+      if (next) this.walk(tt, trie.child[e]!, next, mask);
+    }
+  }
+
+  /** Walks a split's trie (exiting texts or rests: few and short), without the open-class shortcut. */
+  private walkPlain(trie: Trie, n: number, state: Known, mask: Uint32Array): void {
+    for (let i = trie.lo[n]!, end = trie.own[n]!; i < end; i++) setBit(mask, trie.ids[i]!);
+    for (let e = trie.edgeLo[n]!, end = state.asciiOnly ? trie.asciiHi[n]! : trie.edgeHi[n]!; e < end; e++) {
+      const next = this.next(state, trie.char[e]!);
+      if (next) this.walkPlain(trie, trie.child[e]!, next, mask);
     }
   }
 
   /**
-   * Walks a trie of texts from their first exit on, from a stable state; prefixes found dead are
-   * remembered in `decided`, since the other subtrees scanned from this state meet them again.
+   * Allows the tokens of a subtree whose rest the state's open class accepts, and walks the
+   * others; declines (false) when the others are too many to walk apart, so the walk descends
+   * a level instead (an identifier at the root: every token with a space is an other).
    */
-  private walkExits(node: TrieNode, state: ConstraintMatcher, text: string, decided: Map<string, boolean>, mask: Uint32Array): void {
-    for (const id of node.tokens) setBit(mask, id);
-    const { keys, nodes } = node;
-    for (let i = 0, n = state.asciiOnly() ? node.ascii : keys.length; i < n; i++) {
-      const ch = keys[i]!;
-      const prefix = text + ch;
-      if (decided.get(prefix) === false) continue;
-      const next = state.clone();
-      if (next.push(ch)) this.walkExits(nodes[i]!, next, prefix, decided, mask);
-      else decided.set(prefix, false);
-    }
-  }
-
-  /**
-   * Allows the tokens of a subtree whose rest the state's open class accepts, and checks the
-   * others; declines (false) when the others are too many to check one by one, so the walk
-   * descends a level instead (an identifier at the root: every token with a space is an other).
-   */
-  private scan(node: TrieNode, state: ConstraintMatcher, key: string, cls: CharClass, mask: Uint32Array): boolean {
-    const { order, chars } = this.index;
-    const table = this.index.classes.get(cls.key);
+  private scan(tt: TextTrie, n: number, state: Known, cls: CharClass, mask: Uint32Array): boolean {
+    const table = tt.classes.get(cls.key);
     if (!table) throw new Error(`bug: the character class ${cls.key} was made after the vocabulary was prepared`);
-    let decided = this.decided.get(key);
-    if (!decided) this.decided.set(key, (decided = new Map()));
-    const stable = cls.stable || (cls.probe !== undefined && probeStable(state, key, cls.probe, decided));
-    if (node.depth === 0 && stable && table.inside && table.exiting) {
-      // The whole vocabulary in a stable state: the precomputed inside set, then the others'
-      // texts from their first exit on, walked as a trie (they share prefixes such as `',`).
-      for (let w = 0; w < mask.length; w++) mask[w]! |= table.inside[w]!;
-      this.walkExits(table.exiting, state, '', decided, mask);
-      return true;
-    }
-    let split = table.splits.get(node);
-    if (!split) {
-      // Decline before building anything when the others are too many (see below).
-      let others = 0;
-      for (let i = node.lo; i < node.hi; i++) if (table.last[i]! >= node.depth) others++;
-      if (declines(others, node)) return false;
-      const inside: number[] = [];
-      const byRest = new Map<string, number[]>();
-      const exiting: [string[], number][] = [];
-      for (let i = node.lo; i < node.hi; i++) {
-        if (table.last[i]! < node.depth) {
-          inside.push(order[i]!);
-          continue;
-        }
-        const rest = chars[i]!;
-        let from = node.depth;
-        while (!cls.exits(rest[from]!)) from++;
-        group(byRest, rest.slice(node.depth).join(''), order[i]!);
-        exiting.push([rest.slice(from) as string[], order[i]!]);
+    const trie = tt.trie;
+    const stable = cls.stable || (cls.probe !== undefined && this.probeStable(state, cls.probe));
+    let split: Split;
+    if (n === 0) {
+      // The whole trie: in a stable state the exit trie's prefix sharing keeps the walk short (`',`, `')`).
+      split = table.root;
+      if (!stable && declines(split.others, trie, 0)) return false;
+      for (let w = 0; w < mask.length; w++) mask[w]! |= table.rootInside[w]!;
+    } else {
+      let found = table.splits.get(n);
+      if (!found) {
+        // Decline before building anything when the others are too many (see below).
+        let others = 0;
+        for (let i = trie.lo[n]!, d = trie.depth[n]!; i < trie.hi[n]!; i++) if (table.last[i]! >= d) others++;
+        if (declines(others, trie, n)) return false;
+        table.splits.set(n, (found = splitOf(tt, table.last, n)));
       }
-      table.splits.set(node, (split = { inside: Int32Array.from(inside), others: exiting.length, byRest, exiting: buildTrie(exiting).root }));
+      split = found;
+      if (declines(split.others, trie, n)) return false;
+      for (const id of split.inside) setBit(mask, id);
     }
-    if (declines(split.others, node)) return false;
-    for (const id of split.inside) setBit(mask, id);
     // In a stable state, tokens whose texts agree from their first exit on are decided together.
-    if (stable) {
-      this.walkExits(split.exiting, state, '', decided, mask);
-      return true;
-    }
-    for (const [text, ids] of split.byRest) {
-      let ok = decided.get(text);
-      if (ok === undefined) {
-        ok = state.clone().feed(text).ok;
-        decided.set(text, ok);
-      }
-      if (ok) for (const id of ids) setBit(mask, id);
-    }
+    this.walkPlain(stable ? exitingOf(tt, table, split) : restsOf(tt, table, split), 0, state, mask);
     return true;
   }
-}
 
-const declines = (others: number, node: TrieNode): boolean => others > 64 && others * 8 > node.hi - node.lo && node.keys.length > 0;
-
-/**
- * True when every character of `probe` leaves the state as it was: an identifier is stable
- * where its parent takes none of them. The answer is kept in `decided` under the empty text.
- */
-function probeStable(state: ConstraintMatcher, key: string, probe: string, decided: Map<string, boolean>): boolean {
-  let stable = decided.get('');
-  if (stable === undefined) {
-    stable = [...probe].every((c) => {
-      const next = state.clone();
-      return next.push(c) && next.stateKey() === key;
-    });
-    decided.set('', stable);
+  /** True when every character of `probe` leaves the state as it was: an identifier is stable where its parent takes none of them. */
+  private probeStable(state: Known, probe: string): boolean {
+    state.stable ??= [...probe].every((c) => this.next(state, charId(c)) === state);
+    return state.stable;
   }
-  return stable;
 }
+
+const declines = (others: number, trie: Trie, n: number): boolean => others > 64 && others * 8 > trie.hi[n]! - trie.lo[n]! && trie.edgeHi[n]! > trie.edgeLo[n]!;
