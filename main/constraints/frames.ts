@@ -10,7 +10,7 @@ export interface Frame {
   canEnd(): boolean;
   /** Shortest text that lets this frame end (for the bottom frame: that closes every invocation). */
   completion(): string;
-  /** Identifies equal states, so threads that converge are kept once. */
+  /** Identifies equal states, so threads that converge are kept once. Made once per frame (frames are immutable). */
   readonly id: string;
   /**
    * A class of characters any sequence of which this frame accepts without ending (string
@@ -80,7 +80,7 @@ export function charClass(key: string, exits: (c: string) => boolean, stable: bo
   return cls;
 }
 /** A frame on its parent stack; `key` caches stackId (stacks are immutable and share their parents). */
-export type Stack = { readonly frame: Frame; readonly parent: Stack; key: string | undefined } | null;
+export type Stack = { readonly frame: Frame; readonly parent: Stack; key: number | undefined } | null;
 
 export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent, key: undefined });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
@@ -164,35 +164,42 @@ export function minimalValue(rule: ValueRule, quote = "'"): string {
 }
 
 /**
- * Short names for stacks, per language: a stack's name is a number for its top frame's id on its
- * parent's name, so equal stacks get equal names and a state's key stays a few characters long
- * however deep its stacks (spelling every frame out made keys of hundreds of characters, and
- * hashing them was most of what the token mask paid for a new state). After `LIMIT` names a new
- * generation starts, so the table stays bounded: a name never means two stacks, and an equal
- * stack named again in a later generation is only a state seen twice.
+ * Numbers for stacks, per language: a stack's number is given for its top frame's id on its
+ * parent's number, so equal stacks get equal numbers, and a state's key (see
+ * ConstraintMatcher.stateKey) is one number however deep its stacks. (Spelling every frame out
+ * made keys of hundreds of characters, and hashing them was most of what the token mask paid
+ * for a new state.) The table can start over (`renew`, or past `LIMIT` entries); numbers are
+ * never given twice, so a number never means two stacks, and an equal stack numbered again
+ * later is only a state seen twice.
  */
 export class StackNames {
   private static readonly LIMIT = 1_000_000;
-  private names = new Map<string, string>();
-  private generation = 0;
-  name(frameId: string, parent: string): string {
-    const key = `${frameId}|${parent}`;
-    let name = this.names.get(key);
+  /** By the parent's number (-1: none), then the top frame's id. */
+  private names = new Map<number, Map<string, number>>();
+  private size = 0;
+  private next = 0;
+  /** Starts over (the token mask does when it drops its automaton, whose states held most stacks). */
+  renew(): void {
+    this.names = new Map();
+    this.size = 0;
+  }
+  name(frameId: string, parent: number): number {
+    let byFrame = this.names.get(parent);
+    if (!byFrame) this.names.set(parent, (byFrame = new Map()));
+    let name = byFrame.get(frameId);
     if (name === undefined) {
-      if (this.names.size >= StackNames.LIMIT) {
-        this.names = new Map();
-        this.generation++;
-      }
-      name = `${this.generation}.${this.names.size}`;
-      this.names.set(key, name);
+      if (this.size >= StackNames.LIMIT) this.renew();
+      name = this.next++;
+      byFrame.set(frameId, name);
+      this.size++;
     }
     return name;
   }
 }
 
 /** Identifies a stack (see StackNames); kept on the stack, which is immutable and shares its parent. */
-export function stackId(stack: Stack, names: StackNames): string {
-  if (!stack) return '';
+export function stackId(stack: Stack, names: StackNames): number {
+  if (!stack) return -1;
   return (stack.key ??= names.name(stack.frame.id, stackId(stack.parent, names)));
 }
 
@@ -213,8 +220,9 @@ export class WordFrame implements Frame {
     readonly word: string,
     readonly pos: number,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `w${this.word}${this.pos}`;
+    return (this.cachedId ??= `w${this.word}${this.pos}`);
   }
   asciiOnly(): boolean {
     return true;
@@ -254,10 +262,11 @@ export class StringFrame implements Frame {
     readonly closed: boolean,
     readonly scope: Scope,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
     // A backtick string remembers a trailing `$` (the start of `${`); otherwise only enums need the
     // text, and which enum it is: two keys' enums under the same object state must not share an id.
-    return `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options ? `${optionsId(this.options)}:${this.text}` : this.text === '$' ? this.text : ''}`;
+    return (this.cachedId ??= `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options ? `${optionsId(this.options)}:${this.text}` : this.text === '$' ? this.text : ''}`);
   }
   asciiOnly(): boolean {
     return this.closed || (this.options !== null && asciiNext(this.options, this.text));
@@ -272,24 +281,26 @@ export class StringFrame implements Frame {
     if (this.options) return asciiSet(nextOf(this.options, this.text), this.options.includes(this.text) ? this.quote : '');
     return undefined;
   }
+  private to(parent: Stack, text: string, escape: boolean, options: readonly string[] | null, closed: boolean): Stack {
+    return push(new StringFrame(this.quote, text, escape, options, closed, this.scope), parent);
+  }
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
-    const to = (text: string, escape: boolean, options: readonly string[] | null, closed: boolean): Stack => push(new StringFrame(this.quote, text, escape, options, closed, this.scope), parent);
     // Not `\x`, `\u` or a digit: those begin escapes that must be well-formed (a syntax error otherwise; octal ones are errors in templates).
-    if (this.escape) return this.options || BAD_ESCAPE.test(c) ? [] : [to('', false, null, false)];
+    if (this.escape) return this.options || BAD_ESCAPE.test(c) ? [] : [this.to(parent, '', false, null, false)];
     if (c === this.quote) {
       if (this.options && !this.options.includes(this.text)) return [];
-      return [to(this.text, false, this.options, true)];
+      return [this.to(parent, this.text, false, this.options, true)];
     }
     if ((c === '\n' || c === '\r') && this.quote !== '`') return [];
     if (this.options) {
       const text = this.text + c;
-      return this.options.some((o) => o.startsWith(text)) ? [to(text, false, this.options, false)] : [];
+      return this.options.some((o) => o.startsWith(text)) ? [this.to(parent, text, false, this.options, false)] : [];
     }
-    if (c === '\\') return [to('', true, null, false)];
+    if (c === '\\') return [this.to(parent, '', true, null, false)];
     // `${` in a template holds a reference, then `}`.
-    if (this.quote === '`' && c === '{' && this.text === '$') return [push(new ReferenceFrame(this.scope, 'start', ''), push(new WordFrame('}', 0), to('', false, null, false)))];
-    return [to(c === '$' ? '$' : '', false, null, false)];
+    if (this.quote === '`' && c === '{' && this.text === '$') return [push(new ReferenceFrame(this.scope, 'start', ''), push(new WordFrame('}', 0), this.to(parent, '', false, null, false)))];
+    return [this.to(parent, c === '$' ? '$' : '', false, null, false)];
   }
   canEnd(): boolean {
     return this.closed;
@@ -311,8 +322,9 @@ export class NumberFrame implements Frame {
     readonly integer: boolean,
     readonly state: 'sign' | 'zero' | 'int' | 'dot' | 'frac' | 'e' | 'esign' | 'exp',
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `n${this.integer ? 'i' : ''}${this.state}`;
+    return (this.cachedId ??= `n${this.integer ? 'i' : ''}${this.state}`);
   }
   asciiOnly(): boolean {
     return true;
@@ -320,26 +332,28 @@ export class NumberFrame implements Frame {
   nextAscii(): AsciiSet {
     return NUMBER_CHARS;
   }
+  private to(parent: Stack, state: NumberFrame['state']): Stack[] {
+    return [push(new NumberFrame(this.integer, state), parent)];
+  }
   step(c: string, parent: Stack): Stack[] {
     const digit = c >= '0' && c <= '9';
-    const to = (state: NumberFrame['state']): Stack[] => [push(new NumberFrame(this.integer, state), parent)];
     switch (this.state) {
       case 'sign':
-        return c === '0' ? to('zero') : digit ? to('int') : [];
+        return c === '0' ? this.to(parent, 'zero') : digit ? this.to(parent, 'int') : [];
       case 'zero':
       case 'int':
-        if (digit) return this.state === 'zero' ? [] : to('int');
+        if (digit) return this.state === 'zero' ? [] : this.to(parent, 'int');
         if (this.integer) return [];
-        return c === '.' ? to('dot') : c === 'e' || c === 'E' ? to('e') : [];
+        return c === '.' ? this.to(parent, 'dot') : c === 'e' || c === 'E' ? this.to(parent, 'e') : [];
       case 'dot':
-        return digit ? to('frac') : [];
+        return digit ? this.to(parent, 'frac') : [];
       case 'frac':
-        return digit ? to('frac') : c === 'e' || c === 'E' ? to('e') : [];
+        return digit ? this.to(parent, 'frac') : c === 'e' || c === 'E' ? this.to(parent, 'e') : [];
       case 'e':
-        return digit ? to('exp') : c === '+' || c === '-' ? to('esign') : [];
+        return digit ? this.to(parent, 'exp') : c === '+' || c === '-' ? this.to(parent, 'esign') : [];
       case 'esign':
       case 'exp':
-        return digit ? to('exp') : [];
+        return digit ? this.to(parent, 'exp') : [];
     }
   }
   canEnd(): boolean {
@@ -373,8 +387,9 @@ export class ReferenceFrame implements Frame {
      */
     readonly bare = false,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `r${this.bare ? 'b' : ''}${this.state}${this.text}`;
+    return (this.cachedId ??= `r${this.bare ? 'b' : ''}${this.state}${this.text}`);
   }
   asciiOnly(): boolean {
     return this.state === 'start' || this.state === 'root' ? asciiNext(this.scope.roots, this.text) : true;
@@ -465,8 +480,9 @@ export class ValueFrame implements Frame {
      */
     readonly references = true,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `v${ruleId(this.rule)}${this.references ? '' : '!'}`;
+    return (this.cachedId ??= `v${ruleId(this.rule)}${this.references ? '' : '!'}`);
   }
   asciiOnly(): boolean {
     return true;
@@ -543,8 +559,9 @@ export class ArrayFrame implements Frame {
     readonly state: 'first' | 'after' | 'comma' | 'closed',
     readonly scope: Scope,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `a${ruleId(this.rule)}.${this.count}.${this.state}`;
+    return (this.cachedId ??= `a${ruleId(this.rule)}.${this.count}.${this.state}`);
   }
   asciiOnly(): boolean {
     return true;
@@ -569,6 +586,14 @@ export class ArrayFrame implements Frame {
   }
 }
 
+const bitsOfRules = new WeakMap<ObjectRule, readonly bigint[]>();
+/** Each key's bit in `seen`, made once per rule (a step tried every key's). */
+function keyBits(rule: ObjectRule): readonly bigint[] {
+  let bits = bitsOfRules.get(rule);
+  if (!bits) bitsOfRules.set(rule, (bits = rule.keys.map((_, i) => 1n << BigInt(i))));
+  return bits;
+}
+
 const OPEN_KEY_STARTS = asciiSet(WS, `}'"`, IDENT_START_CHARS);
 const BARE_KEY_NEXT = asciiSet(IDENT_CHARS, WS, ':');
 const COLON_NEXT = asciiSet(WS, ':');
@@ -590,8 +615,9 @@ export class ObjectFrame implements Frame {
   static open(rule: ObjectRule, scope: Scope): ObjectFrame {
     return new ObjectFrame(rule, 0n, 'key', null, '', scope);
   }
+  private cachedId: string | undefined;
   get id(): string {
-    return `o${ruleId(this.rule)}.${this.seen}.${this.state}.${this.keyQuote ?? ''}${this.keyText}`;
+    return (this.cachedId ??= `o${ruleId(this.rule)}.${this.seen}.${this.state}.${this.keyQuote ?? ''}${this.keyText}`);
   }
   asciiOnly(): boolean {
     if (this.state !== 'inKey' || !this.keyQuote) return true;
@@ -626,7 +652,8 @@ export class ObjectFrame implements Frame {
   /** Could `text` still grow into a key this object accepts? A bare key must be an identifier all along. */
   private keyPrefixOk(text: string, bare: boolean): boolean {
     if (this.rule.additional) return true;
-    return this.rule.keys.some((k, i) => k.startsWith(text) && !(this.seen & (1n << BigInt(i))) && (!bare || IDENTIFIER_NAME.test(k)));
+    const bits = keyBits(this.rule);
+    return this.rule.keys.some((k, i) => k.startsWith(text) && !(this.seen & bits[i]!) && (!bare || IDENTIFIER_NAME.test(k)));
   }
   private keyDone(text: string): { index: number; rule: ValueRule } | null {
     const index = this.rule.keys.indexOf(text);

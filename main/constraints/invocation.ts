@@ -103,8 +103,9 @@ export class FreeFrame implements Frame {
     readonly progress: number,
     readonly afterIdent: boolean,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `f${this.progress}${this.afterIdent ? 'i' : ''}`;
+    return (this.cachedId ??= `f${this.progress}${this.afterIdent ? 'i' : ''}`);
   }
   openClass(): CharClass {
     return FREE_CLASS;
@@ -141,8 +142,9 @@ export class InvocationFrame implements Frame {
     /** Stage-local text: the method prefix, or the terminator typed so far. */
     readonly text: string,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `I${this.stage}.${this.method}.${this.rules ? this.rules.endpoint.path : ''}.${this.text}`;
+    return (this.cachedId ??= `I${this.stage}.${this.method}.${this.rules ? this.rules.endpoint.path : ''}.${this.text}`);
   }
   asciiOnly(): boolean {
     return this.stage !== 'method' || asciiNext(this.compiled.methods, this.text);
@@ -293,11 +295,11 @@ export class UrlFrame implements Frame {
     readonly param: { readonly parameter: Parameter | undefined; readonly next: UrlNode } | undefined,
     readonly value: string,
   ) {}
+  private cachedId: string | undefined;
   get id(): string {
-    return `u${this.quote}${nodeId(this.at)}.${this.param ? nodeId(this.param.next) : ''}.${valueKind(this.value)}`;
+    return (this.cachedId ??= `u${this.quote}${nodeId(this.at)}.${this.param ? nodeId(this.param.next) : ''}.${valueKind(this.value)}`);
   }
   asciiOnly(): boolean {
-    const literalAscii = (at: UrlNode): boolean => asciiNext([...at.literal.keys()], '');
     if (!this.param) return literalAscii(this.at);
     if (this.value === '$') return true;
     if (this.value.startsWith('<') && !this.value.endsWith('>')) return false;
@@ -357,6 +359,8 @@ export class UrlFrame implements Frame {
     return close + shortestUrl(this.compiled, this.method, this.quote, this.param.next);
   }
 }
+
+const literalAscii = (at: UrlNode): boolean => asciiNext([...at.literal.keys()], '');
 
 /** What the value typed into a path parameter decides about what may follow (see paramCharOk). */
 function valueKind(value: string): string {

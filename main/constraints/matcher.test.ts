@@ -108,10 +108,10 @@ describe('state keys', () => {
     expect(sizeLast.clone().feed("pdf'").ok).toBe(false);
   });
 
-  it('are equal for equal states reached by different texts, and short however deep the state', () => {
+  it('are equal for equal states reached by different texts, and one number however deep the state', () => {
     const a = feed(`${STARTER}axios.get('${BASE}/shipments', { params: { limit: 25, status: 'deliv`).m;
     const b = feed(`${STARTER}axios.get("${BASE}/shipments",{params:{limit:1,status:'deliv`).m;
     expect(a.stateKey()).toBe(b.stateKey());
-    expect(a.stateKey().length).toBeLessThan(16);
+    expect(typeof a.stateKey()).toBe('number');
   });
 });

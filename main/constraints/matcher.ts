@@ -19,6 +19,9 @@ export function compileConstraints(spec: ApiSpec, names: readonly string[] = [])
   return compiled;
 }
 
+/** Identifies a matcher's state within its language: its stack's number, or (several threads) their numbers. */
+export type StateKey = number | string;
+
 export type FeedResult = { readonly ok: true } | { readonly ok: false; readonly offset: number; readonly reason: string };
 
 /**
@@ -69,7 +72,7 @@ export class ConstraintMatcher {
       this.consumed++;
       return true;
     }
-    const seen = new Set<string>();
+    const seen = new Set<number>();
     this.threads = next.filter((t) => {
       const id = stackId(t, this.language.stacks);
       if (seen.has(id)) return false;
@@ -103,10 +106,13 @@ export class ConstraintMatcher {
   }
 
   /** Identifies the state: equal keys accept the same continuations (used to memoise token masks). */
-  stateKey(): string {
+  stateKey(): StateKey {
     const names = this.language.stacks;
     if (this.threads.length === 1) return stackId(this.threads[0]!, names);
-    return this.threads.map((t) => stackId(t, names)).sort().join(' ');
+    return this.threads
+      .map((t) => stackId(t, names))
+      .sort((a, b) => a - b)
+      .join(' ');
   }
 
   /**

@@ -1,6 +1,6 @@
-import { allClasses, type AsciiSet, type CharClass } from './frames.js';
+import { allClasses, type CharClass } from './frames.js';
 import type { CompiledSpec } from './invocation.js';
-import type { ConstraintMatcher } from './matcher.js';
+import type { ConstraintMatcher, StateKey } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /**
@@ -217,8 +217,10 @@ function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, words: numb
   const rootInside = new Uint32Array(words);
   for (const id of root.inside) setBit(rootInside, id);
   const table: ClassTable = { exits, last, root: { ...root, inside: new Int32Array(0) }, rootInside, splits: new Map() };
-  // Stable classes, and those stable in context (identifiers), get the whole trie's exit trie now.
+  // The whole trie's others now (their tries took up to 30 ms inside a first mask): by exits for
+  // stable classes and those stable in context (identifiers), by rests where a scan walks them.
   if (cls.stable || cls.probe !== undefined) exitingOf(tt, table, table.root);
+  if (!cls.stable && !declines(table.root.others, tt.trie, 0)) restsOf(tt, table, table.root);
   return table;
 }
 
@@ -271,14 +273,14 @@ interface Known {
   /** Its row in the automaton's ASCII transitions. */
   readonly row: number;
   readonly matcher: ConstraintMatcher;
-  readonly key: string;
+  readonly key: StateKey;
   readonly open: CharClass | undefined;
   readonly asciiOnly: boolean;
   /**
-   * The ASCII characters it may take (see ConstraintMatcher.nextAscii), asked on its first step:
-   * the others are refused without a copy and a step. Null until then, undefined for any.
+   * True once the characters it cannot take (see ConstraintMatcher.nextAscii) are written into
+   * its row as refused, on its first step: they are then refused without a copy and a step.
    */
-  firsts: AsciiSet | undefined | null;
+  filtered: boolean;
   /** Transitions on characters beyond ASCII, by character id, made on first use. */
   other: Map<number, number> | undefined;
   /** For a class stable only in context (see probeStable), the answer once asked. */
@@ -287,6 +289,8 @@ interface Known {
   wsLoop: boolean | undefined;
 }
 
+/** Masks memoised per constraint (19 KB each on qwen2), the least recently used given up first. */
+const MAX_MASKS = 1024;
 /** States kept before the automaton is dropped and built again (each has a 512-byte row). */
 const MAX_KNOWN = 40_000;
 
@@ -299,12 +303,13 @@ const MAX_KNOWN = 40_000;
  * for every state met, and most of what a new state cost.
  */
 interface Automaton {
-  known: Map<string, number>;
+  known: Map<StateKey, number>;
   states: Known[];
   ascii: Int32Array;
 }
 const automata = new WeakMap<CompiledSpec, Automaton>();
-const emptyAutomaton = (): Automaton => ({ known: new Map(), states: [], ascii: new Int32Array(128 * 1024) });
+// Sized for every state at once: pages never written cost nothing, and growing copied the table.
+const emptyAutomaton = (): Automaton => ({ known: new Map(), states: [], ascii: new Int32Array(128 * (MAX_KNOWN + 2)) });
 
 /**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick
@@ -313,9 +318,10 @@ const emptyAutomaton = (): Automaton => ({ known: new Map(), states: [], ascii: 
  */
 export class TokenConstraint {
   private readonly index: TokenIndex;
-  private readonly masks = new Map<string, Uint32Array>();
-  private slab = new Uint32Array(0);
-  private slabUsed = 0;
+  private readonly masks = new Map<StateKey, Uint32Array>();
+  /** Where masks are kept (see newMask), and how many of their places are taken. */
+  private readonly chunks: Uint32Array[] = [];
+  private used = 0;
   /** The states met by mask walks (see Known); shared per language. */
   private readonly automaton: Automaton;
 
@@ -369,41 +375,54 @@ export class TokenConstraint {
   }
 
   /**
-   * Every allowed token; memoised per state. The trie is walked with the character matcher only
-   * until the state has an open class (string contents, identifiers, free text); from there the
-   * tokens whose rest holds no exit character are allowed without a look, and only the others
-   * are fed to the matcher. That lexer-level split keeps a mask inside a string literal from
-   * visiting 150,000 tokens character by character.
+   * Every allowed token, as a bitmask to read before the next call (a later call may reuse its
+   * memory); memoised per state. The trie is walked with the character matcher only until the
+   * state has an open class (string contents, identifiers, free text); from there the tokens
+   * whose rest holds no exit character are allowed without a look, and only the others are fed
+   * to the matcher. That lexer-level split keeps a mask inside a string literal from visiting
+   * 150,000 tokens character by character.
    */
   mask(): Uint32Array {
     const key = this.matcher.stateKey();
     const cached = this.masks.get(key);
-    if (cached) return cached;
+    if (cached) {
+      // Most recently used last (see newMask).
+      this.masks.delete(key);
+      this.masks.set(key, cached);
+      return cached;
+    }
     const mask = this.newMask();
     // Dropped between walks only (walks are synchronous): a walk holds indexes into `states`.
-    if (this.automaton.states.length > MAX_KNOWN) Object.assign(this.automaton, emptyAutomaton());
+    if (this.automaton.states.length > MAX_KNOWN) {
+      Object.assign(this.automaton, emptyAutomaton());
+      this.matcher.language.stacks.renew();
+    }
     this.walkRoot(this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
     if (this.matcher.isComplete()) {
       for (const id of this.index.vocabulary.eos) setBit(mask, id);
       if (!this.matcher.pending) for (const id of this.index.partial) setBit(mask, id);
     }
-    if (this.masks.size > 2048) this.masks.clear();
     this.masks.set(key, mask);
     return mask;
   }
 
   /**
-   * A zeroed mask, cut from a slab of 32: a 19 KB typed array each was an allocation outside the
-   * heap per mask, and the collections it set off. A slab is freed once none of its masks is kept.
+   * A zeroed mask. The memo keeps MAX_MASKS, in chunks of 64 allocated as needed; past that the
+   * least recently used one gives up its memory, cleared. Fresh memory is zero already but costs a
+   * page fault per 4 KB on its first write, which was a fifth of a first-time mask here: a 19 KB
+   * array per mask faulted 220 MB in over the bench's 11,600 first-time masks.
    */
   private newMask(): Uint32Array {
-    const words = this.index.words;
-    if (this.slabUsed + words > this.slab.length) {
-      this.slab = new Uint32Array(words * 32);
-      this.slabUsed = 0;
+    if (this.masks.size >= MAX_MASKS) {
+      const [oldest, mask] = this.masks.entries().next().value!;
+      this.masks.delete(oldest);
+      return mask.fill(0);
     }
-    this.slabUsed += words;
-    return this.slab.subarray(this.slabUsed - words, this.slabUsed);
+    const words = this.index.words;
+    const chunk = this.used >> 6;
+    if (chunk === this.chunks.length) this.chunks.push(new Uint32Array(64 * words));
+    const at = (this.used++ & 63) * words;
+    return this.chunks[chunk]!.subarray(at, at + words);
   }
 
   /** The index (+1) of a state in the automaton, added when new. */
@@ -412,12 +431,13 @@ export class TokenConstraint {
     const found = automaton.known.get(key);
     if (found !== undefined) return found;
     const row = automaton.states.length;
+    // A walk may pass MAX_KNOWN (the automaton is dropped between walks only).
     if ((row + 1) * 128 > automaton.ascii.length) {
       const grown = new Int32Array(automaton.ascii.length * 2);
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states.push({ row, matcher, key, open: matcher.openClass(), asciiOnly: matcher.asciiOnly(), firsts: null, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.states.push({ row, matcher, key, open: matcher.openClass(), asciiOnly: matcher.asciiOnly(), filtered: false, other: undefined, stable: undefined, wsLoop: undefined });
     automaton.known.set(key, row + 1);
     return row + 1;
   }
@@ -426,9 +446,11 @@ export class TokenConstraint {
   private next(state: Known, ch: number): Known | undefined {
     const automaton = this.automaton;
     let to = ch < 128 ? automaton.ascii[state.row * 128 + ch]! : (state.other?.get(ch) ?? 0);
-    if (to === 0 && ch < 128) {
-      if (state.firsts === null) state.firsts = state.matcher.nextAscii();
-      if (state.firsts && !(state.firsts[ch >>> 5]! & (1 << (ch & 31)))) to = automaton.ascii[state.row * 128 + ch] = -1;
+    if (to === 0 && ch < 128 && !state.filtered) {
+      state.filtered = true;
+      const firsts = state.matcher.nextAscii();
+      if (firsts) for (let c = 0, at = state.row * 128; c < 128; c++, at++) if (!(firsts[c >>> 5]! & (1 << (c & 31))) && automaton.ascii[at] === 0) automaton.ascii[at] = -1;
+      to = automaton.ascii[state.row * 128 + ch]!;
     }
     if (to === 0) {
       const matcher = state.matcher.clone();
@@ -466,8 +488,14 @@ export class TokenConstraint {
   private walkFrom(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
     const trie = tt.trie;
     for (let i = trie.lo[n]!, end = trie.own[n]!; i < end; i++) setBit(mask, trie.ids[i]!);
+    // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
+    const { ascii, states } = this.automaton;
+    const row = state.row * 128;
     for (let e = trie.edgeLo[n]!, end = state.asciiOnly ? trie.asciiHi[n]! : trie.edgeHi[n]!; e < end; e++) {
-      const next = this.next(state, trie.char[e]!);
+      const ch = trie.char[e]!;
+      const to = ch < 128 ? ascii[row + ch]! : 0;
+      if (to < 0) continue;
+      const next = to > 0 ? states[to - 1] : this.next(state, ch);
       if (next) this.walk(tt, trie.child[e]!, next, mask);
     }
   }
@@ -475,8 +503,13 @@ export class TokenConstraint {
   /** Walks a split's trie (exiting texts or rests: few and short), without the open-class shortcut. */
   private walkPlain(trie: Trie, n: number, state: Known, mask: Uint32Array): void {
     for (let i = trie.lo[n]!, end = trie.own[n]!; i < end; i++) setBit(mask, trie.ids[i]!);
+    const { ascii, states } = this.automaton;
+    const row = state.row * 128;
     for (let e = trie.edgeLo[n]!, end = state.asciiOnly ? trie.asciiHi[n]! : trie.edgeHi[n]!; e < end; e++) {
-      const next = this.next(state, trie.char[e]!);
+      const ch = trie.char[e]!;
+      const to = ch < 128 ? ascii[row + ch]! : 0;
+      if (to < 0) continue;
+      const next = to > 0 ? states[to - 1] : this.next(state, ch);
       if (next) this.walkPlain(trie, trie.child[e]!, next, mask);
     }
   }
@@ -500,14 +533,13 @@ export class TokenConstraint {
     } else {
       let found = table.splits.get(n);
       if (!found) {
-        // Decline before building anything when the others are too many (see below).
+        // Decline before building anything when the others are too many (see below), and remember it.
         let others = 0;
         for (let i = trie.lo[n]!, d = trie.depth[n]!; i < trie.hi[n]!; i++) if (table.last[i]! >= d) others++;
-        if (declines(others, trie, n)) return false;
-        table.splits.set(n, (found = splitOf(tt, table.last, n)));
+        table.splits.set(n, (found = declines(others, trie, n) ? DECLINED : splitOf(tt, table.last, n)));
       }
+      if (found === DECLINED) return false;
       split = found;
-      if (declines(split.others, trie, n)) return false;
       for (const id of split.inside) setBit(mask, id);
     }
     // In a stable state, tokens whose texts agree from their first exit on are decided together.
@@ -522,4 +554,10 @@ export class TokenConstraint {
   }
 }
 
-const declines = (others: number, trie: Trie, n: number): boolean => others > 64 && others * 8 > trie.hi[n]! - trie.lo[n]! && trie.edgeHi[n]! > trie.edgeLo[n]!;
+/** A subtree whose others are too many (see declines). */
+const DECLINED: Split = { node: -1, inside: new Int32Array(0), others: 0, exiting: undefined, rests: undefined };
+
+/** True when a subtree's others are too many to walk apart (over 64 and an eighth of it), so the walk descends instead. */
+function declines(others: number, trie: Trie, n: number): boolean {
+  return others > 64 && others * 8 > trie.hi[n]! - trie.lo[n]! && trie.edgeHi[n]! > trie.edgeLo[n]!;
+}
