@@ -23,25 +23,28 @@ function charId(ch: string): number {
 }
 
 /**
- * A character trie over token texts, flat: nodes are numbered depth first and every field is a
- * typed array. A vocabulary's tries are over a million nodes; as objects they were a heap whose
- * full garbage collection took 160 ms and more, and landed inside a mask as its worst case.
- * The tokens of node n's subtree are `ids[lo[n] .. hi[n])`, those ending at n coming first (up
- * to `own[n]`); its edges are `edgeLo[n] .. edgeHi[n]`, ASCII characters first (up to `asciiHi[n]`).
+ * A character trie over token texts, flat: typed arrays, nodes numbered depth first. A
+ * vocabulary's tries are over a million nodes; as objects they were a heap whose full garbage
+ * collection took 160 ms and more, and landed inside a mask as its worst case. A node is a record
+ * of NODE words in `nodes` at its offset (the root's is 0), so a walk reads a node from one cache
+ * line; its fields are at the offsets below. The tokens of node n's subtree are
+ * `ids[nodes[n + LO] .. nodes[n + HI])`, those ending at n first (up to `OWN`); its edges are
+ * pairs (character id, child's offset) in `edges` from `EDGE_LO` to `EDGE_HI`, ASCII characters
+ * first (up to `ASCII_HI`).
  */
 interface Trie {
   readonly ids: Int32Array;
-  readonly lo: Int32Array;
-  readonly own: Int32Array;
-  readonly hi: Int32Array;
-  readonly depth: Int32Array;
-  readonly edgeLo: Int32Array;
-  readonly asciiHi: Int32Array;
-  readonly edgeHi: Int32Array;
-  /** Per edge: the character id, and the node it leads to. */
-  readonly char: Int32Array;
-  readonly child: Int32Array;
+  readonly nodes: Int32Array;
+  readonly edges: Int32Array;
 }
+const LO = 0;
+const OWN = 1;
+const HI = 2;
+const DEPTH = 3;
+const EDGE_LO = 4;
+const ASCII_HI = 5;
+const EDGE_HI = 6;
+const NODE = 8;
 
 /** A trie node while it is built: a map for the lookups, dropped once the trie is numbered. */
 interface Building {
@@ -49,10 +52,10 @@ interface Building {
   tokens: number[] | undefined;
 }
 
-/** A trie over (text as character ids, token) pairs; the root is node 0. */
+/** A trie over (text as character ids, token) pairs. */
 function buildTrie(entries: Iterable<readonly [ArrayLike<number>, number]>): Trie {
   const root: Building = { children: undefined, tokens: undefined };
-  let nodes = 1;
+  let count = 1;
   for (const [chars, id] of entries) {
     let node = root;
     for (let i = 0; i < chars.length; i++) {
@@ -61,46 +64,40 @@ function buildTrie(entries: Iterable<readonly [ArrayLike<number>, number]>): Tri
       let child = node.children.get(ch);
       if (!child) {
         node.children.set(ch, (child = { children: undefined, tokens: undefined }));
-        nodes++;
+        count++;
       }
       node = child;
     }
     (node.tokens ??= []).push(id);
   }
   const ids: number[] = [];
-  const lo = new Int32Array(nodes);
-  const own = new Int32Array(nodes);
-  const hi = new Int32Array(nodes);
-  const depth = new Int32Array(nodes);
-  const edgeLo = new Int32Array(nodes);
-  const asciiHi = new Int32Array(nodes);
-  const edgeHi = new Int32Array(nodes);
-  const char = new Int32Array(nodes - 1);
-  const child = new Int32Array(nodes - 1);
+  const nodes = new Int32Array(count * NODE);
+  const edges = new Int32Array((count - 1) * 2);
   let nextNode = 0;
   let nextEdge = 0;
-  const number = (node: Building, d: number): number => {
-    const n = nextNode++;
-    depth[n] = d;
-    lo[n] = ids.length;
+  const number = (node: Building, depth: number): number => {
+    const n = nextNode;
+    nextNode += NODE;
+    nodes[n + DEPTH] = depth;
+    nodes[n + LO] = ids.length;
     if (node.tokens) for (const id of node.tokens) ids.push(id);
-    own[n] = ids.length;
+    nodes[n + OWN] = ids.length;
     // ASCII first (a stable sort keeps the insertion order within each part).
-    const edges = node.children ? [...node.children].sort(([a], [b]) => Number(a >= 128) - Number(b >= 128)) : [];
+    const children = node.children ? [...node.children].sort(([a], [b]) => Number(a >= 128) - Number(b >= 128)) : [];
     const first = nextEdge;
-    nextEdge += edges.length;
-    edgeLo[n] = first;
-    edgeHi[n] = nextEdge;
-    asciiHi[n] = first + edges.filter(([ch]) => ch < 128).length;
-    edges.forEach(([ch, next], i) => {
-      char[first + i] = ch;
-      child[first + i] = number(next, d + 1);
+    nextEdge += children.length * 2;
+    nodes[n + EDGE_LO] = first;
+    nodes[n + EDGE_HI] = nextEdge;
+    nodes[n + ASCII_HI] = first + 2 * children.filter(([ch]) => ch < 128).length;
+    children.forEach(([ch, next], i) => {
+      edges[first + 2 * i] = ch;
+      edges[first + 2 * i + 1] = number(next, depth + 1);
     });
-    hi[n] = ids.length;
+    nodes[n + HI] = ids.length;
     return n;
   };
   number(root, 0);
-  return { ids: Int32Array.from(ids), lo, own, hi, depth, edgeLo, asciiHi, edgeHi, char, child };
+  return { ids: Int32Array.from(ids), nodes, edges };
 }
 
 /** What the mask needs per character class (see CharClass) in one TextTrie. */
@@ -226,20 +223,21 @@ function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, words: numb
 
 /** How the tokens below trie node `n` split under a class (see Split); the tries come on first use. */
 function splitOf(tt: TextTrie, last: Int16Array, n: number): Split {
-  const { trie } = tt;
-  const d = trie.depth[n]!;
+  const { ids, nodes } = tt.trie;
+  const d = nodes[n + DEPTH]!;
   const inside: number[] = [];
-  for (let i = trie.lo[n]!; i < trie.hi[n]!; i++) if (last[i]! < d) inside.push(trie.ids[i]!);
-  return { node: n, inside: Int32Array.from(inside), others: trie.hi[n]! - trie.lo[n]! - inside.length, exiting: undefined, rests: undefined };
+  for (let i = nodes[n + LO]!; i < nodes[n + HI]!; i++) if (last[i]! < d) inside.push(ids[i]!);
+  return { node: n, inside: Int32Array.from(inside), others: nodes[n + HI]! - nodes[n + LO]! - inside.length, exiting: undefined, rests: undefined };
 }
 
 /** The others of a split by their texts from their first exit below the node on. */
 function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   if (split.exiting) return split.exiting;
   const { trie, start, text } = tt;
-  const d = trie.depth[split.node]!;
+  const n = split.node;
+  const d = trie.nodes[n + DEPTH]!;
   const entries: [Int32Array, number][] = [];
-  for (let i = trie.lo[split.node]!; i < trie.hi[split.node]!; i++) {
+  for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) {
     let exit = start[i]! + d;
     const end = start[i + 1]!;
     while (exit < end && !table.exits[text[exit]!]) exit++;
@@ -252,9 +250,10 @@ function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
 function restsOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   if (split.rests) return split.rests;
   const { trie, start, text } = tt;
-  const d = trie.depth[split.node]!;
+  const n = split.node;
+  const d = trie.nodes[n + DEPTH]!;
   const entries: [Int32Array, number][] = [];
-  for (let i = trie.lo[split.node]!; i < trie.hi[split.node]!; i++) if (table.last[i]! >= d) entries.push([text.subarray(start[i]! + d, start[i + 1]!), trie.ids[i]!]);
+  for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) if (table.last[i]! >= d) entries.push([text.subarray(start[i]! + d, start[i + 1]!), trie.ids[i]!]);
   return (split.rests = buildTrie(entries));
 }
 
@@ -470,11 +469,11 @@ export class TokenConstraint {
     if (!state.wsLoop) return this.walkFrom(all, 0, state, mask);
     for (const id of wsOnly) setBit(mask, id);
     this.walk(wsRests, 0, state, mask);
-    const trie = all.trie;
-    for (let e = trie.edgeLo[0]!, end = state.asciiOnly ? trie.asciiHi[0]! : trie.edgeHi[0]!; e < end; e++) {
-      if (isWhitespace(trie.char[e]!)) continue;
-      const next = this.next(state, trie.char[e]!);
-      if (next) this.walk(all, trie.child[e]!, next, mask);
+    const { nodes, edges } = all.trie;
+    for (let e = nodes[EDGE_LO]!, end = nodes[state.asciiOnly ? ASCII_HI : EDGE_HI]!; e < end; e += 2) {
+      if (isWhitespace(edges[e]!)) continue;
+      const next = this.next(state, edges[e]!);
+      if (next) this.walk(all, edges[e + 1]!, next, mask);
     }
   }
 
@@ -486,31 +485,32 @@ export class TokenConstraint {
 
   /** The tokens ending at node n, then each child the state takes, walked on. */
   private walkFrom(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
-    const trie = tt.trie;
-    for (let i = trie.lo[n]!, end = trie.own[n]!; i < end; i++) setBit(mask, trie.ids[i]!);
+    const { ids, nodes, edges } = tt.trie;
+    for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
     const { ascii, states } = this.automaton;
     const row = state.row * 128;
-    for (let e = trie.edgeLo[n]!, end = state.asciiOnly ? trie.asciiHi[n]! : trie.edgeHi[n]!; e < end; e++) {
-      const ch = trie.char[e]!;
+    for (let e = nodes[n + EDGE_LO]!, end = nodes[n + (state.asciiOnly ? ASCII_HI : EDGE_HI)]!; e < end; e += 2) {
+      const ch = edges[e]!;
       const to = ch < 128 ? ascii[row + ch]! : 0;
       if (to < 0) continue;
       const next = to > 0 ? states[to - 1] : this.next(state, ch);
-      if (next) this.walk(tt, trie.child[e]!, next, mask);
+      if (next) this.walk(tt, edges[e + 1]!, next, mask);
     }
   }
 
   /** Walks a split's trie (exiting texts or rests: few and short), without the open-class shortcut. */
   private walkPlain(trie: Trie, n: number, state: Known, mask: Uint32Array): void {
-    for (let i = trie.lo[n]!, end = trie.own[n]!; i < end; i++) setBit(mask, trie.ids[i]!);
+    const { ids, nodes, edges } = trie;
+    for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
     const { ascii, states } = this.automaton;
     const row = state.row * 128;
-    for (let e = trie.edgeLo[n]!, end = state.asciiOnly ? trie.asciiHi[n]! : trie.edgeHi[n]!; e < end; e++) {
-      const ch = trie.char[e]!;
+    for (let e = nodes[n + EDGE_LO]!, end = nodes[n + (state.asciiOnly ? ASCII_HI : EDGE_HI)]!; e < end; e += 2) {
+      const ch = edges[e]!;
       const to = ch < 128 ? ascii[row + ch]! : 0;
       if (to < 0) continue;
       const next = to > 0 ? states[to - 1] : this.next(state, ch);
-      if (next) this.walkPlain(trie, trie.child[e]!, next, mask);
+      if (next) this.walkPlain(trie, edges[e + 1]!, next, mask);
     }
   }
 
@@ -535,7 +535,7 @@ export class TokenConstraint {
       if (!found) {
         // Decline before building anything when the others are too many (see below), and remember it.
         let others = 0;
-        for (let i = trie.lo[n]!, d = trie.depth[n]!; i < trie.hi[n]!; i++) if (table.last[i]! >= d) others++;
+        for (let i = trie.nodes[n + LO]!, d = trie.nodes[n + DEPTH]!; i < trie.nodes[n + HI]!; i++) if (table.last[i]! >= d) others++;
         table.splits.set(n, (found = declines(others, trie, n) ? DECLINED : splitOf(tt, table.last, n)));
       }
       if (found === DECLINED) return false;
@@ -559,5 +559,6 @@ const DECLINED: Split = { node: -1, inside: new Int32Array(0), others: 0, exitin
 
 /** True when a subtree's others are too many to walk apart (over 64 and an eighth of it), so the walk descends instead. */
 function declines(others: number, trie: Trie, n: number): boolean {
-  return others > 64 && others * 8 > trie.hi[n]! - trie.lo[n]! && trie.edgeHi[n]! > trie.edgeLo[n]!;
+  const { nodes } = trie;
+  return others > 64 && others * 8 > nodes[n + HI]! - nodes[n + LO]! && nodes[n + EDGE_HI]! > nodes[n + EDGE_LO]!;
 }
