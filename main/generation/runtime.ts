@@ -14,6 +14,8 @@ export interface RuntimeInfo {
   readonly backend: 'cuda' | 'vulkan' | 'metal' | 'cpu';
   readonly devices: readonly string[];
   readonly threads: number;
+  /** Why that many CPU threads (see defaultThreads), or that they were asked for. */
+  readonly threadsReason: string;
   readonly layersOffloaded: number;
   readonly layers: number;
   readonly vramUsedBytes: number;
@@ -45,6 +47,23 @@ export interface Runtime {
  * Thread count matters: node-llama-cpp's default of 4 threads on this 2-core machine made
  * generation about 100× slower than 2.
  */
+/** Models smaller than this decode on one CPU thread by default (see defaultThreads). */
+export const SMALL_MODEL_BYTES = 64 * 2 ** 20;
+
+/**
+ * The CPU threads a model decodes on unless asked: one per physical core, but one for a model
+ * under SMALL_MODEL_BYTES on the CPU, whose arithmetic per token is less than waking and
+ * joining a second thread costs (the generation bench, 2 cores: the 26 MB test model made 563
+ * tokens/s on one thread and 83 on two; the 237 MB one the same on either for one sequence, and
+ * 1.5× more on two for four sequences).
+ */
+export function defaultThreads(llama: Llama, modelBytes: number): { threads: number; reason: string } {
+  if (llama.gpu === false && modelBytes < SMALL_MODEL_BYTES) {
+    return { threads: 1, reason: `one: a model under ${SMALL_MODEL_BYTES / 2 ** 20} MiB on the CPU decodes faster on one thread than on more` };
+  }
+  return { threads: physicalCores(llama), reason: 'one per physical core: more than the cores slows every token' };
+}
+
 export function physicalCores(llama?: Llama): number {
   try {
     const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
@@ -90,7 +109,8 @@ function packageVersion(): string {
 export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice; threads?: number; sha256?: (file: string) => string } = {}): Promise<Runtime> {
   if (!fs.existsSync(modelFile)) throw new Error(`model file not found: ${modelFile}`);
   const llama = await getLlama({ gpu: options.gpu === 'cpu' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
-  const threads = options.threads ?? physicalCores(llama);
+  const chosen = options.threads !== undefined ? { threads: options.threads, reason: 'as asked (--threads)' } : defaultThreads(llama, fs.statSync(modelFile).size);
+  const threads = chosen.threads;
   let model: LlamaModel;
   try {
     model = await llama.loadModel({ modelPath: modelFile, gpuLayers: llama.gpu ? 'auto' : 0 });
@@ -112,6 +132,7 @@ export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice;
     backend: gpu === false ? 'cpu' : gpu,
     devices: gpu ? await llama.getGpuDeviceNames() : [os.cpus()[0]?.model ?? 'cpu'],
     threads,
+    threadsReason: chosen.reason,
     layersOffloaded: model.gpuLayers,
     layers,
     vramUsedBytes: vram?.used ?? 0,
@@ -148,7 +169,7 @@ export function describeRuntime(info: RuntimeInfo): string {
  * The run's second line: how many sequences are decoded at once and on how many threads, and why
  * (the defaults follow `npm run bench -- generation`, see the README's Benchmarks).
  */
-export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads'>, choice: { parallel: number | undefined; threads: number | undefined }): string {
+export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads' | 'threadsReason'>, choice: { parallel: number | undefined; threads: number | undefined }): string {
   const sequences = choice.parallel ?? DEFAULT_PARALLEL;
   const why =
     choice.parallel !== undefined
@@ -156,6 +177,6 @@ export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads'>,
       : info.backend === 'cpu'
         ? 'the default: in the generation bench on 2 CPU cores, 4 sequences in one batch decoded 1.8× the tokens/s of one on a 12×512 model, 2.8× on a tiny one'
         : 'the default: on a GPU a batch of sequences costs about one step';
-  const threads = choice.threads !== undefined ? 'as asked (--threads)' : 'one per physical core: more than the cores slows every token';
+  const threads = choice.threads !== undefined ? 'as asked (--threads)' : info.threadsReason;
   return `decoding: ${sequences} sequence${sequences === 1 ? '' : 's'} at a time (${why}); ${info.threads} CPU thread${info.threads === 1 ? '' : 's'} (${threads})`;
 }
