@@ -298,8 +298,8 @@ const MAX_KNOWN = 40_000;
  * mean the same across its matchers, and the characters' transitions do not depend on the
  * vocabulary, so every TokenConstraint of a language (one per slot of a run) shares it.
  * `ascii` holds 128 transitions per state (0 not tried yet, -1 no way on, else 1 + the index
- * of the next state) in one array: a typed array per state was an allocation outside the heap
- * for every state met, and most of what a new state cost.
+ * of the next state) in one array, not a typed array per state: that was an allocation outside
+ * the heap for every state met.
  */
 interface Automaton {
   known: Map<StateKey, number>;
@@ -466,7 +466,7 @@ export class TokenConstraint {
     const { all, wsRests, wsOnly } = this.index;
     if (state.open && this.scan(all, 0, state, state.open, mask)) return;
     state.wsLoop ??= WHITESPACE.every((ch) => this.next(state, ch) === state);
-    if (!state.wsLoop) return this.walkFrom(all, 0, state, mask);
+    if (!state.wsLoop) return this.walkFrom(all.trie, 0, state, mask, all);
     for (const id of wsOnly) setBit(mask, id);
     this.walk(wsRests, 0, state, mask);
     const { nodes, edges } = all.trie;
@@ -477,15 +477,19 @@ export class TokenConstraint {
     }
   }
 
-  /** Allows the tokens of a subtree that the state accepts. */
+  /** Allows the tokens of a subtree of one of the vocabulary's tries that the state accepts. */
   private walk(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
     if (state.open && this.scan(tt, n, state, state.open, mask)) return;
-    this.walkFrom(tt, n, state, mask);
+    this.walkFrom(tt.trie, n, state, mask, tt);
   }
 
-  /** The tokens ending at node n, then each child the state takes, walked on. */
-  private walkFrom(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
-    const { ids, nodes, edges } = tt.trie;
+  /**
+   * The tokens ending at node n, then each child the state takes, walked on: through `walk` (the
+   * open-class shortcut) in the vocabulary's tries (`tt`), plainly in a split's trie of exiting
+   * texts or rests, which are few and short.
+   */
+  private walkFrom(trie: Trie, n: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
+    const { ids, nodes, edges } = trie;
     for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
     const { ascii, states } = this.automaton;
@@ -495,22 +499,9 @@ export class TokenConstraint {
       const to = ch < 128 ? ascii[row + ch]! : 0;
       if (to < 0) continue;
       const next = to > 0 ? states[to - 1] : this.next(state, ch);
-      if (next) this.walk(tt, edges[e + 1]!, next, mask);
-    }
-  }
-
-  /** Walks a split's trie (exiting texts or rests: few and short), without the open-class shortcut. */
-  private walkPlain(trie: Trie, n: number, state: Known, mask: Uint32Array): void {
-    const { ids, nodes, edges } = trie;
-    for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
-    const { ascii, states } = this.automaton;
-    const row = state.row * 128;
-    for (let e = nodes[n + EDGE_LO]!, end = nodes[n + (state.asciiOnly ? ASCII_HI : EDGE_HI)]!; e < end; e += 2) {
-      const ch = edges[e]!;
-      const to = ch < 128 ? ascii[row + ch]! : 0;
-      if (to < 0) continue;
-      const next = to > 0 ? states[to - 1] : this.next(state, ch);
-      if (next) this.walkPlain(trie, edges[e + 1]!, next, mask);
+      if (!next) continue;
+      if (tt) this.walk(tt, edges[e + 1]!, next, mask);
+      else this.walkFrom(trie, edges[e + 1]!, next, mask, undefined);
     }
   }
 
@@ -543,7 +534,7 @@ export class TokenConstraint {
       for (const id of split.inside) setBit(mask, id);
     }
     // In a stable state, tokens whose texts agree from their first exit on are decided together.
-    this.walkPlain(stable ? exitingOf(tt, table, split) : restsOf(tt, table, split), 0, state, mask);
+    this.walkFrom(stable ? exitingOf(tt, table, split) : restsOf(tt, table, split), 0, state, mask, undefined);
     return true;
   }
 
