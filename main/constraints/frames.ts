@@ -184,11 +184,11 @@ export class StackNames {
     this.size = 0;
   }
   name(frameId: string, parent: number): number {
+    if (this.size >= StackNames.LIMIT) this.renew();
     let byFrame = this.names.get(parent);
     if (!byFrame) this.names.set(parent, (byFrame = new Map()));
     let name = byFrame.get(frameId);
     if (name === undefined) {
-      if (this.size >= StackNames.LIMIT) this.renew();
       name = this.next++;
       byFrame.set(frameId, name);
       this.size++;
