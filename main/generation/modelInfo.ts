@@ -60,9 +60,10 @@ function llamaForInsights(): Promise<Llama> {
 
 /**
  * Reads a GGUF file's header with node-llama-cpp and asks its insights whether the model fits:
- * how many layers the free VRAM takes and whether RAM holds the rest, for `contextSize` tokens.
+ * how many layers the free VRAM takes and whether RAM holds the rest, for `sequences` parallel
+ * sequences of `contextSize` tokens each (a run decodes several at once, each with its own cache).
  */
-export async function inspectModel(file: string, options: { contextSize?: number; memory?: MemoryState } = {}): Promise<{ metadata: ModelMetadata; fit: ModelFitEstimate }> {
+export async function inspectModel(file: string, options: { contextSize?: number; sequences?: number; memory?: MemoryState } = {}): Promise<{ metadata: ModelMetadata; fit: ModelFitEstimate }> {
   const info = await readGgufFileInfo(file, { sourceType: 'filesystem', logWarnings: false });
   const llama = await llamaForInsights();
   const insights = await GgufInsights.from(info, llama);
@@ -79,8 +80,11 @@ export async function inspectModel(file: string, options: { contextSize?: number
     totalLayers: insights.totalLayers,
   };
   const contextSize = Math.min(options.contextSize ?? 1024, metadata.contextLength || 1024);
+  const sequences = Math.max(1, Math.floor(options.sequences ?? 1));
+  // The insights score one context; a context of n sequences holds n caches of contextSize
+  // tokens (node-llama-cpp sizes it so), which is what one context of n × contextSize costs.
   const score = await insights.configurationResolver.scoreModelConfigurationCompatibility(
-    { contextSize, forceStrictContextSize: true },
+    { contextSize: contextSize * sequences, forceStrictContextSize: true },
     {
       ...(options.memory?.ram ? { getRamState: options.memory.ram } : {}),
       ...(options.memory?.vram ? { getVramState: options.memory.vram } : {}),
@@ -91,10 +95,11 @@ export async function inspectModel(file: string, options: { contextSize?: number
   const fitsGpu = llama.gpu !== false && v.gpuLayers >= insights.totalLayers && score.compatibilityScore > 0;
   const freeRam = options.memory?.ram ? ram.free : os.freemem();
   const fitsRam = v.totalRamUsage <= freeRam;
+  const load = `${sequences} ${sequences === 1 ? 'sequence' : 'sequences'} of ${contextSize.toLocaleString('en-US')} tokens`;
   const summary = fitsGpu
-    ? `fits the GPU (${v.gpuLayers}/${insights.totalLayers} layers, ${gib(v.totalVramUsage)} VRAM)`
+    ? `fits the GPU (${v.gpuLayers}/${insights.totalLayers} layers, ${gib(v.totalVramUsage)} VRAM, ${load})`
     : fitsRam
-      ? `${v.gpuLayers > 0 ? `${v.gpuLayers}/${insights.totalLayers} layers on the GPU, the rest` : 'runs'} on the CPU: ${gib(v.totalRamUsage)} of ${gib(freeRam)} free RAM`
-      : `does not fit: needs ${gib(v.totalRamUsage)} RAM${llama.gpu ? ` and ${gib(v.totalVramUsage)} VRAM` : ''}, ${gib(freeRam)} RAM free`;
+      ? `${v.gpuLayers > 0 ? `${v.gpuLayers}/${insights.totalLayers} layers on the GPU, the rest` : 'runs'} on the CPU: ${gib(v.totalRamUsage)} of ${gib(freeRam)} free RAM (${load})`
+      : `does not fit: needs ${gib(v.totalRamUsage)} RAM${llama.gpu ? ` and ${gib(v.totalVramUsage)} VRAM` : ''} for ${load}, ${gib(freeRam)} RAM free`;
   return { metadata, fit: { gpuLayers: v.gpuLayers, totalLayers: insights.totalLayers, fitsGpu, fitsRam: fitsGpu || fitsRam, vramBytes: v.totalVramUsage, ramBytes: v.totalRamUsage, summary } };
 }

@@ -174,7 +174,7 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       await expect(s.client.addModel({ path: notGguf })).rejects.toMatchObject({ code: 'bad_input', message: 'notes.gguf is not a GGUF model file (it does not start with the GGUF magic bytes)' });
       const file = cachedTestModel('qwen2');
       s.memory.free = 1024;
-      await expect(s.client.addModel({ path: file })).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(/^qwen2-L2-D64-S1 does not fit: needs [\d.]+ GiB RAM, 0\.00 GiB RAM free$/) });
+      await expect(s.client.addModel({ path: file })).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(/^qwen2-L2-D64-S1 does not fit: needs [\d.]+ GiB RAM for 4 sequences of 1,024 tokens, 0\.00 GiB RAM free$/) });
       s.memory.free = 64 * 2 ** 30;
       expect(s.workbench.store.counts()).toEqual(before);
       expect(await s.client.listModels({})).toEqual([]);
