@@ -290,8 +290,11 @@ interface Known {
 
 /** Masks memoised per constraint (19 KB each on qwen2), the least recently used given up first. */
 const MAX_MASKS = 1024;
-/** States kept before the automaton is dropped and built again (each has a 512-byte row). */
-const MAX_KNOWN = 40_000;
+/**
+ * States an automaton holds before it is dropped and built again (each has a 512-byte row), as
+ * it is made; tests lower it to make drops frequent.
+ */
+export const automatonLimits = { max: 40_000 };
 
 /**
  * One automaton per compiled language (a spec and the names values may reference): state keys
@@ -302,13 +305,14 @@ const MAX_KNOWN = 40_000;
  * the heap for every state met.
  */
 interface Automaton {
+  readonly max: number;
   known: Map<StateKey, number>;
   states: Known[];
   ascii: Int32Array;
 }
 const automata = new WeakMap<CompiledSpec, Automaton>();
 // Sized for every state at once: pages never written cost nothing, and growing copied the table.
-const emptyAutomaton = (): Automaton => ({ known: new Map(), states: [], ascii: new Int32Array(128 * (MAX_KNOWN + 2)) });
+const emptyAutomaton = (max = automatonLimits.max): Automaton => ({ max, known: new Map(), states: [], ascii: new Int32Array(128 * (max + 2)) });
 
 /**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick
@@ -340,6 +344,11 @@ export class TokenConstraint {
   /** Back to the matcher it was made with, keeping the memoised masks (one per API in a run). */
   reset(): void {
     this.matcher = this.start.clone();
+  }
+
+  /** States the language's automaton holds now (see automatonLimits). */
+  get statesHeld(): number {
+    return this.automaton.states.length;
   }
 
   /** True when the current state's mask is memoised. */
@@ -392,8 +401,8 @@ export class TokenConstraint {
     }
     const mask = this.newMask();
     // Dropped between walks only (walks are synchronous): a walk holds indexes into `states`.
-    if (this.automaton.states.length > MAX_KNOWN) {
-      Object.assign(this.automaton, emptyAutomaton());
+    if (this.automaton.states.length > this.automaton.max) {
+      Object.assign(this.automaton, emptyAutomaton(this.automaton.max));
       this.matcher.language.stacks.renew();
     }
     this.walkRoot(this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
@@ -430,7 +439,7 @@ export class TokenConstraint {
     const found = automaton.known.get(key);
     if (found !== undefined) return found;
     const row = automaton.states.length;
-    // A walk may pass MAX_KNOWN (the automaton is dropped between walks only).
+    // A walk may pass the limit (the automaton is dropped between walks only).
     if ((row + 1) * 128 > automaton.ascii.length) {
       const grown = new Int32Array(automaton.ascii.length * 2);
       grown.set(automaton.ascii);

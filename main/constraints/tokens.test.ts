@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadSpec, type ApiSpec } from '../openapi/index.js';
+import { DEMO_SPECS } from '../../test/support/paths.js';
+import { seededRandom } from '../../test/support/random.js';
+import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
+import { automatonLimits, ConstraintMatcher, TokenConstraint, vocabularyFromGguf } from './index.js';
+
+// A spec object of its own per constraint: each compiles to its own language, with its own automaton.
+async function harbor(): Promise<ApiSpec> {
+  const loaded = await loadSpec(fs.readFileSync(`${DEMO_SPECS}/harbor.yaml`, 'utf8'), 'harbor.yaml');
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  return loaded.value;
+}
+
+const STARTER = "const axios = require('axios');\nconst token = process.env.HARBOR_TOKEN, id = 'shp_1';\n";
+
+describe.runIf(hasVocabBundle)('the token masks\' automaton', () => {
+  it('starts over past its limit, and its masks stay those of one that never does', async () => {
+    const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile('qwen2')));
+    const saved = { ...automatonLimits };
+    // A drop renumbers the language's stacks: a memoised mask must still be found only for its own state.
+    Object.assign(automatonLimits, { max: 100 });
+    const small = new TokenConstraint(vocabulary, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
+    Object.assign(automatonLimits, saved);
+    const reference = new TokenConstraint(vocabulary, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
+    const rand = seededRandom(5);
+    let masks = 0;
+    let drops = 0;
+    let mostHeld = 0;
+    for (let walk = 0; walk < 60; walk++) {
+      small.reset();
+      reference.reset();
+      small.state.feed(STARTER + 'axios.');
+      reference.state.feed(STARTER + 'axios.');
+      for (let step = 0; step < 40 && !small.state.isComplete(); step++) {
+        const before = small.statesHeld;
+        const mask = small.mask();
+        if (small.statesHeld < before) drops++;
+        mostHeld = Math.max(mostHeld, small.statesHeld);
+        // Compared word by word: a deep equal of 4,748 words per step took most of the test's time.
+        const expected = reference.mask();
+        const differs = mask.findIndex((word, w) => word !== expected[w]);
+        expect(differs, `walk ${walk}, step ${step}`).toBe(-1);
+        masks++;
+        const allowed: number[] = [];
+        mask.forEach((word, w) => {
+          for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) allowed.push(w * 32 + bit);
+        });
+        const token = allowed[Math.floor(rand() * allowed.length)]!;
+        expect(small.advance(token)).toBe(true);
+        expect(reference.advance(token)).toBe(true);
+      }
+    }
+    expect(masks).toBeGreaterThan(1000);
+    expect(drops).toBeGreaterThan(8);
+    // Dropped between walks only: one walk may take it past the limit, not far.
+    expect(mostHeld).toBeLessThan(300);
+  });
+});
