@@ -26,11 +26,21 @@ const add = (t: Tally, g: Generation): void => {
 };
 const perToken = (t: Tally): number => t.ms / Math.max(1, t.tokens);
 
-/** Every job through a backend's slots, one queue; returns generated tokens, wall time, and sequences per batch summed over tokens. */
-async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<{ tokens: number; ms: number; batched: number }> {
+interface Drained {
+  tokens: number;
+  ms: number;
+  /** Sequences per batch, summed over tokens. */
+  batched: number;
+  /** Milliseconds waiting for llama.cpp's logits (see Generation.decodeMs), summed over tokens' steps. */
+  decodeMs: number;
+}
+
+/** Every job through a backend's slots, one queue. */
+async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<Drained> {
   let next = 0;
   let tokens = 0;
   let batched = 0;
+  let decodeMs = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: backend.slots }, async (_, slot) => {
@@ -39,10 +49,11 @@ async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<
         const g = await backend.slot(slot).generate({ prompt: job.prompt, api: job.api, seed: 1 });
         tokens += g.tokens;
         batched += g.batched * g.tokens;
+        decodeMs += g.decodeMs ?? 0;
       }
     }),
   );
-  return { tokens, ms: performance.now() - started, batched };
+  return { tokens, ms: performance.now() - started, batched, decodeMs };
 }
 
 async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<string, ApiSpec>, jobs: readonly Job[], maxTokens: number): Promise<void> {
@@ -69,15 +80,16 @@ async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<st
 
   // Throughput: the same unconstrained jobs on 1, 2 and 4 sequences of one context, twice each, in a
   // mirrored order; each backend alone in memory (an idle context's CPU threads would compete with the measured one).
-  const bySequences = new Map<number, { tokens: number; ms: number; batched: number }>();
+  const bySequences = new Map<number, Drained>();
   for (const sequences of [1, 2, 4, 4, 2, 1]) {
     await using backend = await localBackend(runtime, { ...sampling, parallel: sequences });
     await drain(backend, jobs.slice(0, sequences)); // each sequence holds the shared prompt head, as in a run
     const r = await drain(backend, jobs);
-    const into = bySequences.get(sequences) ?? { tokens: 0, ms: 0, batched: 0 };
+    const into = bySequences.get(sequences) ?? { tokens: 0, ms: 0, batched: 0, decodeMs: 0 };
     into.tokens += r.tokens;
     into.ms += r.ms;
     into.batched += r.batched;
+    into.decodeMs += r.decodeMs;
     bySequences.set(sequences, into);
   }
   // The thread count: 1 and 4 sequences on the other choice (one thread where the default is more,
@@ -97,9 +109,16 @@ async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<st
   parallelRows.push(
     `| ${label} | ${runtime.info.threads} | ${fmt(tps(one!), 1)} | ${fmt(tps(two!), 1)} (${fmt(two!.batched / two!.tokens, 2)}) | ${fmt(tps(four!), 1)} (${fmt(four!.batched / four!.tokens, 2)}) | **${fmt(tps(four!) / tps(one!), 2)}×** | ${otherCell} |`,
   );
+  // Each token's step waited for its batch's logits: per step, the decode; per token of wall time, the step.
+  const decodePerStep = (d: Drained): number => d.decodeMs / d.tokens;
+  const share = (d: Drained, sequences: number): number => decodePerStep(d) / ((d.ms * sequences) / d.tokens);
+  decodeRows.push(
+    `| ${label} | ${[one!, two!, four!].map((d) => fmt(decodePerStep(d), 1)).join(' | ')} | ${fmt((4 / decodePerStep(four!)) / (1 / decodePerStep(one!)), 2)}× | ${fmt(share(one!, 1) * 100, 0)}% / ${fmt(share(four!, 4) * 100, 0)}% |`,
+  );
 }
 
 const parallelRows: string[] = [];
+const decodeRows: string[] = [];
 
 /**
  * Time per generated token, constrained vs unconstrained, on random-weight qwen2-vocabulary models
@@ -140,4 +159,8 @@ export async function benchGeneration(wapiibench: string, specs: ReadonlyMap<str
   console.log(`| model | CPU threads (the default) | tokens/s, 1 sequence | 2 sequences | 4 sequences | 4 vs 1 | the other thread count: 1 / 4 sequences |`);
   console.log('|---|---|---|---|---|---|---|');
   for (const row of parallelRows) console.log(row);
+  console.log("\nWhere a step's time goes, on the same runs: llama.cpp's decode per step (from queueing a step's tokens to their logits), the 4-vs-1 ratio that decode alone allows (the ceiling for the row above), and the decode's share of the wall time (the rest is sampling, the stop check and the gate).\n");
+  console.log('| model | decode ms per step, 1 sequence | 2 sequences | 4 sequences | 4 vs 1 by the decode alone | decode share of wall time, 1 / 4 sequences |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of decodeRows) console.log(row);
 }

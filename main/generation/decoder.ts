@@ -117,6 +117,8 @@ export class Decoder implements Disposable {
   /** Steps taken, and the sequences decoded alongside summed over them (see `batched`). */
   private steps = 0;
   private together = 0;
+  /** Milliseconds from queueing each step's tokens to its logits, summed (see `waitedMs`). */
+  private waited = 0;
 
   constructor(
     sequence: LlamaContextSequence,
@@ -154,12 +156,15 @@ export class Decoder implements Disposable {
       return probabilities ? ctx.sampleToken(index, this.sampler, true, false) : ctx.sampleToken(index, this.sampler);
     };
     let chosen: { value: T } | undefined;
+    let queued = 0;
     const decode = (group: number): Promise<unknown> => {
       this.steps++;
       this.together += group;
+      queued = performance.now();
       return this.sequence._decodeTokens(tokens, logits, EVALUATION_PRIORITY, this.sequence._tokenMeter, this.sequence._contextShift, mapper);
     };
     const mapper = async (index: number): Promise<null> => {
+      this.waited += performance.now() - queued;
       const position: Position = {
         pick: async () => tokenOf(await sample(index, this.base)),
         pickWith: async (tokenBias) => tokenOf(await sample(index, this.config({ tokenBias }))),
@@ -181,6 +186,15 @@ export class Decoder implements Disposable {
     } else await decode(1);
     if (!chosen) throw new Error('bug: the decoder produced no logits for the last token');
     return chosen.value;
+  }
+
+  /**
+   * Milliseconds spent waiting for llama.cpp's logits, from queueing a step's tokens to the
+   * sampling callback, summed over the steps so far: the decode itself, plus the dispatch's
+   * hand-over. What a step costs beyond it is ours (sampling, the constraint, the gate).
+   */
+  get waitedMs(): number {
+    return this.waited;
   }
 
   /** How many sequences were decoded together per step, on average (1: this one alone). */

@@ -47,6 +47,8 @@ export interface Generation {
   readonly constraintMs: number;
   /** Sequences decoded in one batch per step, on average (1: this one alone; see StepGate). */
   readonly batched: number;
+  /** Of generateMs, the time spent waiting for the engine's logits (see Decoder.waitedMs); absent where the engine does not say. */
+  readonly decodeMs?: number;
   /** The text of each generated token, in order: the sample inspector's token trace. */
   readonly trace?: readonly string[];
 }
@@ -90,6 +92,7 @@ export async function generate(
   if (sequence.nextTokenIndex > keep) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
   let input: Token[] = prompt.slice(keep);
   let promptMs = 0;
+  let promptWaitMs = 0;
   let constraintMs = 0;
   const generated: Token[] = [];
   const interventions: Intervention[] = [];
@@ -128,7 +131,10 @@ export async function generate(
   for (let step = 0; step < options.maxTokens; step++) {
     const t0 = performance.now();
     const choice = await decoder.step(input, (position) => choose(position, step));
-    if (step === 0) promptMs = performance.now() - t0;
+    if (step === 0) {
+      promptMs = performance.now() - t0;
+      promptWaitMs = decoder.waitedMs;
+    }
     if (timedOut) {
       stop = 'timeout';
       break;
@@ -187,6 +193,7 @@ export async function generate(
     generateMs: performance.now() - started - promptMs,
     constraintMs,
     batched: decoder.batched,
+    decodeMs: decoder.waitedMs - promptWaitMs,
     trace: generated.map(textOf),
   };
 }

@@ -175,7 +175,7 @@ export function describeDecoding(info: Pick<RuntimeInfo, 'backend' | 'threads' |
     choice.parallel !== undefined
       ? 'as asked (--parallel)'
       : info.backend === 'cpu'
-        ? 'the default: in the generation bench on 2 CPU cores, 4 sequences in one batch decoded 1.5 to 1.8× the tokens/s of one on 12×512 models, 1.4× on a tiny one'
+        ? 'the default: in the generation bench on 2 CPU cores, 4 sequences in one batch decoded 1.5 to 2.1× the tokens/s of one on 12×512 models, 1.4 to 1.8× on a tiny one: the CPU decode of 4 tokens costs about twice one'
         : 'the default: on a GPU a batch of sequences costs about one step';
   const threads = choice.threads !== undefined ? 'as asked (--threads)' : info.threadsReason;
   return `decoding: ${sequences} sequence${sequences === 1 ? '' : 's'} at a time (${why}); ${info.threads} CPU thread${info.threads === 1 ? '' : 's'} (${threads})`;

@@ -81,6 +81,12 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
         // The two slots step together: their tokens go to llama.cpp in one batch, not by turns.
         const steps = results.reduce((n, r) => n + r.generation.tokens, 0);
         expect(results.reduce((n, r) => n + r.generation.batched * r.generation.tokens, 0) / steps).toBeGreaterThan(1.4);
+        // The wait for llama.cpp's logits is part of each generation's time, never more than all of it.
+        for (const { generation } of results) {
+          // The first token comes from the prompt's step (promptMs); every later one waited for a decode.
+          if (generation.tokens > 1) expect(generation.decodeMs).toBeGreaterThan(0);
+          expect(generation.decodeMs).toBeLessThanOrEqual(generation.generateMs);
+        }
         // The first constrained test prepares the vocabulary (its trie and class tables), seconds on a busy machine.
       }, 300_000);
 
