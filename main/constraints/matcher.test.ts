@@ -115,3 +115,31 @@ describe('state keys', () => {
     expect(typeof a.stateKey()).toBe('number');
   });
 });
+
+describe('loopClass (what the token mask takes as a self-loop without a step)', () => {
+  // Every printable ASCII character, and some beyond it.
+  const CHARS = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\t', '\n', '\r', 'é', '→', '中'];
+  it.each([
+    ["a single-quoted string's contents", STARTER + `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer a b`],
+    ['a template literal outside `${`', STARTER + `axios.get(\`${BASE}/me\`, { headers: { Authorization: \`Bearer `],
+    ['a string in a reference index', STARTER + `axios.get('${BASE}/shipments', { params: { limit: body["qu`],
+  ])('holds in %s: each character outside its exits leads back to the same state, and an exit does not', (_, text) => {
+    const { result, m } = feed(text);
+    expect(result).toEqual({ ok: true });
+    const cls = m.loopClass();
+    expect(cls?.stable).toBe(true);
+    for (const c of CHARS) {
+      const copy = m.clone();
+      const took = copy.push(c);
+      if (!cls!.exits(c)) expect({ c, took, same: copy.stateKey() === m.stateKey() }).toEqual({ c, took: true, same: true });
+      else expect({ c, same: took && copy.stateKey() === m.stateKey() }).toEqual({ c, same: false });
+    }
+  });
+
+  it('is absent where a character can change the state: an escape, an enum, a key, a reference', () => {
+    expect(feed(STARTER + `axios.get('${BASE}/shipments', { headers: { Authorization: 'a\\`).m.loopClass()).toBeUndefined();
+    expect(feed(STARTER + `axios.get('${BASE}/shipments', { params: { status: 'del`).m.loopClass()).toBeUndefined();
+    expect(feed(STARTER + `axios.get('${BASE}/shipments', { params: { sta`).m.loopClass()).toBeUndefined();
+    expect(feed(STARTER + `axios.get('${BASE}/shipments', { headers: { Authorization: tok`).m.loopClass()).toBeUndefined();
+  });
+});

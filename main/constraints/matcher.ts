@@ -127,6 +127,18 @@ export class ConstraintMatcher {
     return undefined;
   }
 
+  /**
+   * The open class when the state is one thread whose class is stable (string contents): each of
+   * the class's characters then leads back to this very state, which the token mask takes
+   * without a step (a walk that descends through a string tried every content character once per
+   * new state, 15% of the token bench's matcher steps).
+   */
+  loopClass(): CharClass | undefined {
+    if (this.threads.length !== 1) return undefined;
+    const cls = this.threads[0]?.frame.openClass?.();
+    return cls?.stable ? cls : undefined;
+  }
+
   /** True when no thread takes a character beyond ASCII next (the token mask then skips those branches). */
   asciiOnly(): boolean {
     return this.threads.every((t) => {

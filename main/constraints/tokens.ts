@@ -274,6 +274,8 @@ interface Known {
   readonly matcher: ConstraintMatcher;
   readonly key: StateKey;
   readonly open: CharClass | undefined;
+  /** See ConstraintMatcher.loopClass: a character outside its exits leads back to this state. */
+  readonly loop: CharClass | undefined;
   readonly asciiOnly: boolean;
   /**
    * True once the characters it cannot take (see ConstraintMatcher.nextAscii) are written into
@@ -445,7 +447,7 @@ export class TokenConstraint {
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states.push({ row, matcher, key, open: matcher.openClass(), asciiOnly: matcher.asciiOnly(), filtered: false, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.states.push({ row, matcher, key, open: matcher.openClass(), loop: matcher.loopClass(), asciiOnly: matcher.asciiOnly(), filtered: false, other: undefined, stable: undefined, wsLoop: undefined });
     automaton.known.set(key, row + 1);
     return row + 1;
   }
@@ -461,8 +463,11 @@ export class TokenConstraint {
       to = automaton.ascii[state.row * 128 + ch]!;
     }
     if (to === 0) {
-      const matcher = state.matcher.clone();
-      to = matcher.push(charTexts[ch]!) ? this.intern(matcher) : -1;
+      if (state.loop && !state.loop.exits(charTexts[ch]!)) to = state.row + 1;
+      else {
+        const matcher = state.matcher.clone();
+        to = matcher.push(charTexts[ch]!) ? this.intern(matcher) : -1;
+      }
       // After intern, which may have grown the table.
       if (ch < 128) automaton.ascii[state.row * 128 + ch] = to;
       else (state.other ??= new Map()).set(ch, to);
