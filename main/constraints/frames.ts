@@ -632,6 +632,13 @@ function keyBits(rule: ObjectRule): readonly bigint[] {
 }
 
 const OPEN_KEY_STARTS = asciiSet(WS, `}'"`, IDENT_START_CHARS);
+const keyStartsOfRules = new WeakMap<ObjectRule, AsciiSet>();
+/** What may come where a closed object's key may start, made once per rule (asked once per new state). */
+function keyStartsOf(rule: ObjectRule): AsciiSet {
+  let starts = keyStartsOfRules.get(rule);
+  if (!starts) keyStartsOfRules.set(rule, (starts = asciiSet(WS, `}'"`, rule.keys.map((k) => k[0] ?? '').join(''))));
+  return starts;
+}
 const BARE_KEY_NEXT = asciiSet(IDENT_CHARS, WS, ':');
 const COLON_NEXT = asciiSet(WS, ':');
 const AFTER_NEXT = asciiSet(WS, ',}');
@@ -672,7 +679,7 @@ export class ObjectFrame implements Frame {
         return NONE;
       case 'key':
       case 'comma':
-        return this.rule.additional ? OPEN_KEY_STARTS : asciiSet(WS, `}'"`, this.rule.keys.map((k) => k[0] ?? '').join(''));
+        return this.rule.additional ? OPEN_KEY_STARTS : keyStartsOf(this.rule);
       case 'inKey':
         // A bare key goes on, or ends before its colon; a quoted one goes on or closes. Only a
         // declared key's next characters in a closed object: a bare key's walk tried every

@@ -307,7 +307,7 @@ export class UrlFrame implements Frame {
   }
   nextAscii(): AsciiSet | undefined {
     // A server or path's next literal character, the quote, or a path parameter's first one.
-    if (!this.param) return asciiSet([...this.at.literal.keys()].join(''), this.quote, this.at.param ? URL_PARAM_STARTS : '');
+    if (!this.param) return nodeNext(this.at, this.quote);
     return this.value === '$' ? asciiSet('{') : undefined;
   }
   openClass(): CharClass | undefined {
@@ -360,7 +360,22 @@ export class UrlFrame implements Frame {
   }
 }
 
-const literalAscii = (at: UrlNode): boolean => asciiNext([...at.literal.keys()], '');
+// Both asked once per new state of the token mask's walk, so made once per trie node (and quote).
+const literalAsciiOf = new WeakMap<UrlNode, boolean>();
+function literalAscii(at: UrlNode): boolean {
+  let ascii = literalAsciiOf.get(at);
+  if (ascii === undefined) literalAsciiOf.set(at, (ascii = asciiNext([...at.literal.keys()], '')));
+  return ascii;
+}
+const nextOfNodes = new WeakMap<UrlNode, Map<string, AsciiSet>>();
+/** A trie node's next literal characters, the quote, or a path parameter's first one. */
+function nodeNext(at: UrlNode, quote: string): AsciiSet {
+  let byQuote = nextOfNodes.get(at);
+  if (!byQuote) nextOfNodes.set(at, (byQuote = new Map()));
+  let next = byQuote.get(quote);
+  if (!next) byQuote.set(quote, (next = asciiSet([...at.literal.keys()].join(''), quote, at.param ? URL_PARAM_STARTS : '')));
+  return next;
+}
 
 /** What the value typed into a path parameter decides about what may follow (see paramCharOk). */
 function valueKind(value: string): string {
