@@ -533,7 +533,7 @@ function literalFirsts(rule: ValueRule): string {
     case 'union':
       return rule.options.map(literalFirsts).join('');
     case 'any':
-      return `'"\`-0123456789tfn{[`;
+      return LITERAL_STARTS;
     case 'string':
       return `'"\``;
     case 'number':
