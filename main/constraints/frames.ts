@@ -103,10 +103,7 @@ export interface Scope {
   readonly roots: readonly string[];
   readonly declared: ReadonlySet<string>;
   readonly key: string;
-  /** What a value may start with: a literal's characters, or (`references`) also a root's. */
-  readonly literalStarts: AsciiSet;
-  readonly valueStarts: AsciiSet;
-  /** The first characters of the roots alone. */
+  /** The first characters of the roots: what a reference may start with (see ValueFrame.nextAscii). */
   readonly referenceStarts: AsciiSet;
   /** What may follow in an open array: whitespace, `]`, `,` or an item. */
   readonly arrayNext: AsciiSet;
@@ -119,7 +116,7 @@ export function scopeOf(names: readonly string[]): Scope {
   if (!scope) {
     const roots = [...new Set([...declared, 'process'])];
     const firsts = roots.map((r) => r[0]).join('');
-    scopes.set(key, (scope = { roots, declared: new Set(declared), key, literalStarts: asciiSet(LITERAL_STARTS), valueStarts: asciiSet(LITERAL_STARTS, firsts), referenceStarts: asciiSet(firsts), arrayNext: asciiSet(LITERAL_STARTS, firsts, '],') }));
+    scopes.set(key, (scope = { roots, declared: new Set(declared), key, referenceStarts: asciiSet(firsts), arrayNext: asciiSet(LITERAL_STARTS, firsts, '],') }));
   }
   return scope;
 }

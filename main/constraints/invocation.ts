@@ -163,7 +163,8 @@ export class InvocationFrame implements Frame {
       case 'afterConfig':
         return asciiSet(ws, ',)');
       case 'preData':
-        return this.compiled.scope.literalStarts;
+        // What the data's own rule may start with (see step: the value frame takes the character).
+        return new ValueFrame(this.rules!.data, this.compiled.scope, false).nextAscii();
       case 'preConfig':
         return asciiSet(ws, '){');
       case 'close':
