@@ -31,6 +31,12 @@ export interface Frame {
    * most are refused; this answers those without a copy and a step. Absent means any.
    */
   nextAscii?(): AsciiSet | undefined;
+  /**
+   * Where every character but the `exits` leads, when that is one frame on the same parent
+   * (after a string's backslash: its contents again). The token mask takes those transitions
+   * without a step.
+   */
+  jump?(): { readonly exits: (c: string) => boolean; readonly frame: Frame } | undefined;
 }
 
 /** A set of ASCII characters, as 128 bits. */
@@ -241,6 +247,7 @@ export class WordFrame implements Frame {
 }
 
 const BAD_ESCAPE = /[0-9xu]/;
+const isBadEscape = (c: string): boolean => BAD_ESCAPE.test(c);
 
 const optionsIds = new WeakMap<readonly string[], number>();
 let nextOptionsId = 0;
@@ -280,13 +287,18 @@ export class StringFrame implements Frame {
     if (this.options) return asciiSet(nextOf(this.options, this.text), this.options.includes(this.text) ? this.quote : '');
     return undefined;
   }
+  jump(): { readonly exits: (c: string) => boolean; readonly frame: Frame } | undefined {
+    // An escape's second character, whatever it is but the start of a \x, \u or octal escape (see step).
+    if (!this.escape || this.options) return undefined;
+    return { exits: isBadEscape, frame: new StringFrame(this.quote, '', false, null, false, this.scope) };
+  }
   private to(parent: Stack, text: string, escape: boolean, options: readonly string[] | null, closed: boolean): Stack {
     return push(new StringFrame(this.quote, text, escape, options, closed, this.scope), parent);
   }
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
     // Not `\x`, `\u` or a digit: those begin escapes that must be well-formed (a syntax error otherwise; octal ones are errors in templates).
-    if (this.escape) return this.options || BAD_ESCAPE.test(c) ? [] : [this.to(parent, '', false, null, false)];
+    if (this.escape) return this.options || isBadEscape(c) ? [] : [this.to(parent, '', false, null, false)];
     if (c === this.quote) {
       if (this.options && !this.options.includes(this.text)) return [];
       return [this.to(parent, this.text, false, this.options, true)];

@@ -143,3 +143,30 @@ describe('loopClass (what the token mask takes as a self-loop without a step)', 
     expect(feed(STARTER + `axios.get('${BASE}/shipments', { headers: { Authorization: tok`).m.loopClass()).toBeUndefined();
   });
 });
+
+describe("jump (where an escape's next character leads, taken by the token mask without a step)", () => {
+  const CHARS = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\t', '\n', '\r', 'é', '→', '中'];
+  it.each([
+    ['a single-quoted string', STARTER + `axios.get('${BASE}/shipments', { headers: { Authorization: 'a\\`],
+    ['a template literal', STARTER + `axios.get(\`${BASE}/me\`, { headers: { Authorization: \`Bearer \\`],
+  ])('in %s: every character outside its exits leads to its target, each exit is refused', (_, text) => {
+    const { result, m } = feed(text);
+    expect(result).toEqual({ ok: true });
+    const jump = m.jump()!;
+    expect(jump.to.stateKey()).not.toBe(m.stateKey());
+    for (const c of CHARS) {
+      const copy = m.clone();
+      const took = copy.push(c);
+      if (jump.exits(c)) expect({ c, took }).toEqual({ c, took: false });
+      else expect({ c, took, same: copy.stateKey() === jump.to.stateKey() }).toEqual({ c, took: true, same: true });
+    }
+  });
+
+  it("is absent outside an escape: a string's contents, a key, a reference", () => {
+    for (const text of [`{ headers: { Authorization: 'a`, `{ params: { sta`, `{ headers: { Authorization: tok`]) {
+      const { result, m } = feed(STARTER + `axios.get('${BASE}/shipments', ${text}`);
+      expect(result).toEqual({ ok: true });
+      expect(m.jump()).toBeUndefined();
+    }
+  });
+});

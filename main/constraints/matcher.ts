@@ -139,6 +139,19 @@ export class ConstraintMatcher {
     return cls?.stable ? cls : undefined;
   }
 
+  /**
+   * The state every character outside `exits` leads to, when the state is one thread whose top
+   * frame says so (see Frame.jump): after a string's backslash, its contents again. An escape
+   * state's mask walk stepped each of its 60-odd next characters to that same state (50,000 of
+   * the token bench's matcher steps).
+   */
+  jump(): { readonly exits: (c: string) => boolean; readonly to: ConstraintMatcher } | undefined {
+    const top = this.threads.length === 1 ? this.threads[0] : null;
+    if (!top || top.frame.canEnd()) return undefined;
+    const jump = top.frame.jump?.();
+    return jump && { exits: jump.exits, to: new ConstraintMatcher([push(jump.frame, top.parent)], this.consumed + 1, this.language) };
+  }
+
   /** True when no thread takes a character beyond ASCII next (the token mask then skips those branches). */
   asciiOnly(): boolean {
     return this.threads.every((t) => {

@@ -1,4 +1,4 @@
-import { allClasses, type CharClass } from './frames.js';
+import { allClasses, type AsciiSet, type CharClass } from './frames.js';
 import type { CompiledSpec } from './invocation.js';
 import type { ConstraintMatcher, StateKey } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -158,6 +158,8 @@ export interface TokenIndex {
 const indexes = new WeakMap<Vocabulary, TokenIndex>();
 /** The whitespace the matcher skips (see isWs in frames.ts), as character ids. */
 const WHITESPACE = [32, 9, 10, 13];
+/** Every ASCII character: a state whose frames do not say what may follow. */
+const ALL_ASCII: AsciiSet = new Uint32Array([-1, -1, -1, -1]);
 const isWhitespace = (ch: number): boolean => ch === 32 || ch === 9 || ch === 10 || ch === 13;
 
 /** The flat token tries of a vocabulary and every class's tables, built once per vocabulary. */
@@ -274,14 +276,20 @@ interface Known {
   readonly matcher: ConstraintMatcher;
   readonly key: StateKey;
   readonly open: CharClass | undefined;
-  /** See ConstraintMatcher.loopClass: a character outside its exits leads back to this state. */
-  readonly loop: CharClass | undefined;
+  /**
+   * Where a character outside `exits` leads (1 + its index): back to this state in stable string
+   * contents (see ConstraintMatcher.loopClass), to a string's contents after its backslash (see
+   * ConstraintMatcher.jump).
+   */
+  readonly jump: { readonly exits: (c: string) => boolean; readonly to: number } | undefined;
   readonly asciiOnly: boolean;
   /**
-   * True once the characters it cannot take (see ConstraintMatcher.nextAscii) are written into
-   * its row as refused, on its first step: they are then refused without a copy and a step.
+   * The ASCII characters it may take (see ConstraintMatcher.nextAscii; ALL when it does not say),
+   * asked on its first step: a character outside is refused without a copy and a step, and
+   * written into its row then. (Writing all its refusals at once cost a 128-entry loop over fresh
+   * memory per new state, the hottest line of the mask walk.)
    */
-  filtered: boolean;
+  firsts: AsciiSet | undefined;
   /** Transitions on characters beyond ASCII, by character id, made on first use. */
   other: Map<number, number> | undefined;
   /** For a class stable only in context (see probeStable), the answer once asked. */
@@ -313,8 +321,27 @@ interface Automaton {
   ascii: Int32Array;
 }
 const automata = new WeakMap<CompiledSpec, Automaton>();
-// Sized for every state at once: pages never written cost nothing, and growing copied the table.
-const emptyAutomaton = (max = automatonLimits.max): Automaton => ({ max, known: new Map(), states: [], ascii: new Int32Array(128 * (max + 2)) });
+/**
+ * Sized for every state at once, and for the walk that passes the limit (the drop comes between
+ * walks): growing copied the table, 20 MB inside a mask.
+ */
+const WALK_SLACK = 4096;
+/**
+ * Bytes of automaton tables this process still writes through when it makes them. A fresh
+ * page costs a fault on its first write, one per 8 new states, which landed inside first-time
+ * masks (8% of their time in the token bench); written when the constraint is made, they are
+ * paid before generation. Bounded, for a process that compiles many languages: past it, tables
+ * are left to fault as they fill.
+ */
+let prefaultBudget = 256 << 20;
+function emptyAutomaton(max = automatonLimits.max): Automaton {
+  const ascii = new Int32Array(128 * (max + WALK_SLACK));
+  if (ascii.byteLength <= prefaultBudget) {
+    prefaultBudget -= ascii.byteLength;
+    for (let at = 0; at < ascii.length; at += 1024) ascii[at] = 0;
+  }
+  return { max, known: new Map(), states: [], ascii };
+}
 
 /**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick
@@ -404,7 +431,11 @@ export class TokenConstraint {
     const mask = this.newMask();
     // Dropped between walks only (walks are synchronous): a walk holds indexes into `states`.
     if (this.automaton.states.length > this.automaton.max) {
-      Object.assign(this.automaton, emptyAutomaton(this.automaton.max));
+      // The same table, cleared where it was written: its pages are in already.
+      const automaton = this.automaton;
+      automaton.ascii.fill(0, 0, automaton.states.length * 128);
+      automaton.known = new Map();
+      automaton.states = [];
       this.matcher.language.stacks.renew();
     }
     this.walkRoot(this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
@@ -440,6 +471,10 @@ export class TokenConstraint {
     const automaton = this.automaton;
     const found = automaton.known.get(key);
     if (found !== undefined) return found;
+    const loop = matcher.loopClass();
+    const escape = loop ? undefined : matcher.jump();
+    // Before this state's row is taken: the target is interned first.
+    const jump = loop ? undefined : escape && { exits: escape.exits, to: this.intern(escape.to) };
     const row = automaton.states.length;
     // A walk may pass the limit (the automaton is dropped between walks only).
     if ((row + 1) * 128 > automaton.ascii.length) {
@@ -447,7 +482,7 @@ export class TokenConstraint {
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states.push({ row, matcher, key, open: matcher.openClass(), loop: matcher.loopClass(), asciiOnly: matcher.asciiOnly(), filtered: false, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.states.push({ row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, other: undefined, stable: undefined, wsLoop: undefined });
     automaton.known.set(key, row + 1);
     return row + 1;
   }
@@ -456,14 +491,12 @@ export class TokenConstraint {
   private next(state: Known, ch: number): Known | undefined {
     const automaton = this.automaton;
     let to = ch < 128 ? automaton.ascii[state.row * 128 + ch]! : (state.other?.get(ch) ?? 0);
-    if (to === 0 && ch < 128 && !state.filtered) {
-      state.filtered = true;
-      const firsts = state.matcher.nextAscii();
-      if (firsts) for (let c = 0, at = state.row * 128; c < 128; c++, at++) if (!(firsts[c >>> 5]! & (1 << (c & 31))) && automaton.ascii[at] === 0) automaton.ascii[at] = -1;
-      to = automaton.ascii[state.row * 128 + ch]!;
+    if (to === 0 && ch < 128) {
+      const firsts = (state.firsts ??= state.matcher.nextAscii() ?? ALL_ASCII);
+      if (!(firsts[ch >>> 5]! & (1 << (ch & 31)))) automaton.ascii[state.row * 128 + ch] = to = -1;
     }
     if (to === 0) {
-      if (state.loop && !state.loop.exits(charTexts[ch]!)) to = state.row + 1;
+      if (state.jump && !state.jump.exits(charTexts[ch]!)) to = state.jump.to;
       else {
         const matcher = state.matcher.clone();
         to = matcher.push(charTexts[ch]!) ? this.intern(matcher) : -1;
