@@ -165,9 +165,12 @@ export class ConstraintMatcher {
 
   /**
    * The ASCII characters `push` may accept next, or a superset (see Frame.nextAscii); undefined
-   * when some frame does not say, so any may follow.
+   * when some frame does not say, so any may follow. Read only: it may be a frame's own set.
    */
   nextAscii(): AsciiSet | undefined {
+    // One frame that cannot end answers alone (most states): its own set, not a copy.
+    const top = this.threads.length === 1 ? this.threads[0] : null;
+    if (top && !top.frame.canEnd()) return top.frame.nextAscii?.();
     const bits = new Uint32Array(4);
     for (const thread of this.threads) {
       for (let s = thread; s; s = s.parent) {
