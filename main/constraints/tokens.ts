@@ -286,8 +286,7 @@ interface Known {
   /**
    * The ASCII characters it may take (see ConstraintMatcher.nextAscii; ALL when it does not say),
    * asked on its first step: a character outside is refused without a copy and a step, and
-   * written into its row then. (Writing all its refusals at once cost a 128-entry loop over fresh
-   * memory per new state, the hottest line of the mask walk.)
+   * written into its row then (not all 128 at once on its first step: most are never asked).
    */
   firsts: AsciiSet | undefined;
   /** Transitions on characters beyond ASCII, by character id, made on first use. */
@@ -329,8 +328,8 @@ const WALK_SLACK = 4096;
 /**
  * Bytes of automaton tables this process still writes through when it makes them. A fresh
  * page costs a fault on its first write, one per 8 new states, which landed inside first-time
- * masks (8% of their time in the token bench); written when the constraint is made, they are
- * paid before generation. Bounded, for a process that compiles many languages: past it, tables
+ * masks (about a tenth of their time, in a harness of the masks alone); written when the
+ * constraint is made, they are paid outside any mask. Bounded, for a process that compiles many languages: past it, tables
  * are left to fault as they fill.
  */
 let prefaultBudget = 256 << 20;
