@@ -37,6 +37,13 @@ export interface Frame {
    * without a step.
    */
   jump?(): { readonly exits: (c: string) => boolean; readonly frame: Frame } | undefined;
+  /**
+   * The texts that are the only way on from here (the rest of a key, a name, a word): every
+   * continuation the frame takes is a prefix of one of them or goes on from the state after a
+   * whole one, and the frame cannot end before one is whole. The token mask walks the
+   * vocabulary's trie along them without a state per character. Undefined otherwise.
+   */
+  literals?(): readonly string[] | undefined;
 }
 
 /** A set of ASCII characters, as 128 bits. */
@@ -235,6 +242,9 @@ export class WordFrame implements Frame {
   nextAscii(): AsciiSet {
     return asciiSet(this.word[this.pos] ?? '');
   }
+  literals(): readonly string[] | undefined {
+    return this.pos < this.word.length ? [this.word.slice(this.pos)] : undefined;
+  }
   step(c: string, parent: Stack): Stack[] {
     return this.word[this.pos] === c ? [push(new WordFrame(this.word, this.pos + 1), parent)] : [];
   }
@@ -409,6 +419,11 @@ export class ReferenceFrame implements Frame {
   openClass(): CharClass | undefined {
     // Stable only where the parent takes no identifier character: a property name may end anywhere.
     return this.state === 'member' ? MEMBER_CLASS : undefined;
+  }
+  literals(): readonly string[] | undefined {
+    // Part of a root: the rest of each root it begins (a whole one takes its accessor, or ends).
+    if ((this.state !== 'start' && this.state !== 'root') || this.scope.roots.includes(this.text)) return undefined;
+    return this.scope.roots.filter((r) => r.startsWith(this.text)).map((r) => r.slice(this.text.length));
   }
   nextAscii(): AsciiSet {
     switch (this.state) {
@@ -681,6 +696,22 @@ export class ObjectFrame implements Frame {
     const q = this.keyQuote;
     if (this.state !== 'inKey' || !this.rule.additional) return undefined;
     return KEY_CLASSES.get(q ?? '');
+  }
+  literals(): readonly string[] | undefined {
+    // Part of a closed object's key: the rest of each unseen key it begins (a whole key takes its
+    // colon or closing quote, or goes on into a longer one). A quoted key stops before a character
+    // its quote cannot hold, a bare key must be an identifier.
+    if (this.state !== 'inKey' || this.rule.additional || this.keyDone(this.keyText)) return undefined;
+    const bits = keyBits(this.rule);
+    const rests: string[] = [];
+    for (const [i, key] of this.rule.keys.entries()) {
+      if (!key.startsWith(this.keyText) || this.seen & bits[i]! || (!this.keyQuote && !IDENTIFIER_NAME.test(key))) continue;
+      let rest = key.slice(this.keyText.length);
+      const stops = this.keyQuote ? [this.keyQuote, '\n', '\r', '\\'].map((c) => rest.indexOf(c)).filter((at) => at >= 0) : [];
+      if (stops.length > 0) rest = rest.slice(0, Math.min(...stops));
+      if (rest) rests.push(rest);
+    }
+    return rests;
   }
   nextAscii(): AsciiSet | undefined {
     switch (this.state) {

@@ -149,6 +149,12 @@ export class InvocationFrame implements Frame {
   asciiOnly(): boolean {
     return this.stage !== 'method' || asciiNext(this.compiled.methods, this.text);
   }
+  literals(): readonly string[] | undefined {
+    // Part of a method's name, or of `.then(`, `.catch(`, `.finally(` after the call.
+    const words = this.stage === 'method' ? this.compiled.methods : this.stage === 'term' && this.text !== '' ? TERMINATORS : undefined;
+    if (!words || words.includes(this.text)) return undefined;
+    return words.filter((w) => w.startsWith(this.text)).map((w) => w.slice(this.text.length));
+  }
   nextAscii(): AsciiSet {
     const ws = ' \n\t\r';
     switch (this.stage) {

@@ -170,3 +170,45 @@ describe("jump (where an escape's next character leads, taken by the token mask 
     }
   });
 });
+
+describe('literals (the only ways on, which the token mask walks without a state per character)', () => {
+  const CHARS = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\t', '\n', '\r', 'é', '中'];
+  /** Every character the state takes next must begin a literal, and every literal's first character be taken. */
+  const exact = (m: ConstraintMatcher, literals: readonly string[]): void => {
+    for (const c of CHARS) expect({ c, took: m.clone().push(c) }).toEqual({ c, took: literals.some((l) => l.startsWith(c)) });
+  };
+  it.each([
+    ['a bare key in a closed object', `{ params: { sta`],
+    ['a quoted key', `{ params: { "li`],
+    ['a quoted key at its start', `{ headers: { '`],
+    ['a reference', `{ headers: { Authorization: to`],
+    ['a word', `axios.get('${BASE}/shipments', { headers: { Authorization: body[nu`],
+    ['a method', `axios.p`],
+    ['what may follow the call', `axios.get('${BASE}/me').`],
+  ])('hold for %s: along each one, up to a whole one, nothing else is taken', (_, text) => {
+    const { result, m } = feed(STARTER + (text.startsWith('axios') ? text : `axios.get('${BASE}/shipments', ${text}`));
+    expect(result).toEqual({ ok: true });
+    const literals = m.literals();
+    expect(literals?.length).toBeGreaterThan(0);
+    exact(m, literals!);
+    for (const literal of literals!) {
+      const along = m.clone();
+      for (let i = 1; i < literal.length; i++) {
+        expect(along.push(literal[i - 1]!)).toBe(true);
+        const rests = literals!.filter((l) => l.startsWith(literal.slice(0, i))).map((l) => l.slice(i));
+        // A whole literal on the way ends the walk along them: the state after it is walked as any other.
+        if (rests.includes('')) break;
+        exact(along, rests);
+      }
+      expect(m.clone().feed(literal).ok).toBe(true);
+    }
+  });
+
+  it('are absent where other characters may come: a key position, a whole key, a value, string contents', () => {
+    for (const text of [`{ params: { `, `{ params: { status`, `{ params: { status: `, `{ headers: { Authorization: 'a`]) {
+      const { result, m } = feed(STARTER + `axios.get('${BASE}/shipments', ${text}`);
+      expect(result).toEqual({ ok: true });
+      expect(m.literals()).toBeUndefined();
+    }
+  });
+});

@@ -152,6 +152,12 @@ export class ConstraintMatcher {
     return jump && { exits: jump.exits, to: new ConstraintMatcher([push(jump.frame, top.parent)], this.consumed + 1, this.language) };
   }
 
+  /** The texts that are the only way on, when the state is one thread whose top frame says so (see Frame.literals). */
+  literals(): readonly string[] | undefined {
+    const top = this.threads.length === 1 ? this.threads[0] : null;
+    return top && !top.frame.canEnd() ? top.frame.literals?.() : undefined;
+  }
+
   /** True when no thread takes a character beyond ASCII next (the token mask then skips those branches). */
   asciiOnly(): boolean {
     return this.threads.every((t) => {

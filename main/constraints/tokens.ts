@@ -82,8 +82,8 @@ function buildTrie(entries: Iterable<readonly [ArrayLike<number>, number]>): Tri
     nodes[n + LO] = ids.length;
     if (node.tokens) for (const id of node.tokens) ids.push(id);
     nodes[n + OWN] = ids.length;
-    // ASCII first (a stable sort keeps the insertion order within each part).
-    const children = node.children ? [...node.children].sort(([a], [b]) => Number(a >= 128) - Number(b >= 128)) : [];
+    // By character id, so ASCII first, and a child is found by a binary search (see childOf).
+    const children = node.children ? [...node.children].sort(([a], [b]) => a - b) : [];
     const first = nextEdge;
     nextEdge += children.length * 2;
     nodes[n + EDGE_LO] = first;
@@ -98,6 +98,21 @@ function buildTrie(entries: Iterable<readonly [ArrayLike<number>, number]>): Tri
   };
   number(root, 0);
   return { ids: Int32Array.from(ids), nodes, edges };
+}
+
+/** The child of node n on a character (by id), or -1: a binary search of its edges, which are sorted. */
+function childOf(trie: Trie, n: number, ch: number): number {
+  const { nodes, edges } = trie;
+  let lo = nodes[n + EDGE_LO]! >> 1;
+  let hi = nodes[n + EDGE_HI]! >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = edges[2 * mid]!;
+    if (c < ch) lo = mid + 1;
+    else if (c > ch) hi = mid;
+    else return edges[2 * mid + 1]!;
+  }
+  return -1;
 }
 
 /** What the mask needs per character class (see CharClass) in one TextTrie. */
@@ -289,12 +304,36 @@ interface Known {
    * written into its row then (not all 128 at once on its first step: most are never asked).
    */
   firsts: AsciiSet | undefined;
+  /** The texts that are its only way on (see Literals), null for none; asked on its first walk. */
+  literals: Literals | null | undefined;
   /** Transitions on characters beyond ASCII, by character id, made on first use. */
   other: Map<number, number> | undefined;
   /** For a class stable only in context (see probeStable), the answer once asked. */
   stable: boolean | undefined;
   /** True when every whitespace character leads back to this state (see TokenIndex.wsRests). */
   wsLoop: boolean | undefined;
+}
+
+/**
+ * A state's literals (see ConstraintMatcher.literals): their texts, as character ids too, the
+ * indexes of them all (a walk's first group), and the states after each whole one, made on
+ * first use.
+ */
+interface Literals {
+  readonly texts: readonly string[];
+  readonly chars: readonly Int32Array[];
+  readonly all: readonly number[];
+  readonly ends: (Known | undefined)[];
+}
+function literalsOf(matcher: ConstraintMatcher): Literals | null {
+  const texts = matcher.literals();
+  if (!texts) return null;
+  const chars = texts.map((text) => {
+    const ids: number[] = [];
+    for (const ch of text) ids.push(charId(ch));
+    return Int32Array.from(ids);
+  });
+  return { texts, chars, all: texts.map((_, i) => i), ends: [] };
 }
 
 /** Masks memoised per constraint (19 KB each on qwen2), the least recently used given up first. */
@@ -481,7 +520,7 @@ export class TokenConstraint {
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states.push({ row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.states.push({ row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, other: undefined, stable: undefined, wsLoop: undefined });
     automaton.known.set(key, row + 1);
     return row + 1;
   }
@@ -537,6 +576,8 @@ export class TokenConstraint {
   private walkFrom(trie: Trie, n: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
     const { ids, nodes, edges } = trie;
     for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
+    const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher));
+    if (literals) return this.walkLiterals(trie, n, state, literals.all, 0, mask, tt);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
     const { ascii, states } = this.automaton;
     const row = state.row * 128;
@@ -548,6 +589,42 @@ export class TokenConstraint {
       if (!next) continue;
       if (tt) this.walk(tt, edges[e + 1]!, next, mask);
       else this.walkFrom(trie, edges[e + 1]!, next, mask, undefined);
+    }
+  }
+
+  /**
+   * The tokens below node n along a state's literals, `pos` characters into those of `group`
+   * (indexes into them), which agree that far: each next character's child is looked up, its
+   * tokens go, and at a literal's end the walk goes on from the state after it. The characters
+   * before that make no state: a key, a name or a word cost one matcher state per character,
+   * which was most of the new states a first-time mask made.
+   */
+  private walkLiterals(trie: Trie, n: number, state: Known, group: readonly number[], pos: number, mask: Uint32Array, tt: TextTrie | undefined): void {
+    const { texts, chars, ends } = state.literals!;
+    const { ids, nodes } = trie;
+    for (let g = 0; g < group.length; g++) {
+      const ch = chars[group[g]!]![pos]!;
+      // Each character once, by the first literal of the group that has it.
+      let met = false;
+      for (let h = 0; h < g && !met; h++) met = chars[group[h]!]![pos] === ch;
+      if (met) continue;
+      const child = childOf(trie, n, ch);
+      if (child < 0) continue;
+      const along = group.filter((i) => chars[i]![pos] === ch);
+      const whole = along.find((i) => chars[i]!.length === pos + 1);
+      if (whole === undefined) {
+        for (let i = nodes[child + LO]!, end = nodes[child + OWN]!; i < end; i++) setBit(mask, ids[i]!);
+        this.walkLiterals(trie, child, state, along, pos + 1, mask, tt);
+        continue;
+      }
+      let after = ends[whole];
+      if (!after) {
+        const matcher = state.matcher.clone();
+        if (!matcher.feed(texts[whole]!).ok) throw new Error('bug: a state refused one of its own literals');
+        after = ends[whole] = this.automaton.states[this.intern(matcher) - 1]!;
+      }
+      if (tt) this.walk(tt, child, after, mask);
+      else this.walkFrom(trie, child, after, mask, undefined);
     }
   }
 
