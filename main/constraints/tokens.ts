@@ -368,8 +368,8 @@ const WALK_SLACK = 4096;
  * Bytes of automaton tables this process still writes through when it makes them. A fresh
  * page costs a fault on its first write, one per 8 new states, which landed inside first-time
  * masks (about a tenth of their time, in a harness of the masks alone); written when the
- * constraint is made, they are paid outside any mask. Bounded, for a process that compiles many languages: past it, tables
- * are left to fault as they fill.
+ * constraint is made, they are paid outside any mask. Bounded, for a process that compiles many
+ * languages: past it, tables are left to fault as they fill.
  */
 let prefaultBudget = 256 << 20;
 function emptyAutomaton(max = automatonLimits.max): Automaton {
