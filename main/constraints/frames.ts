@@ -705,7 +705,7 @@ export class ObjectFrame implements Frame {
     const bits = keyBits(this.rule);
     const rests: string[] = [];
     for (const [i, key] of this.rule.keys.entries()) {
-      if (!key.startsWith(this.keyText) || this.seen & bits[i]! || (!this.keyQuote && !IDENTIFIER_NAME.test(key))) continue;
+      if (!this.growsInto(key, bits[i]!, this.keyText, !this.keyQuote)) continue;
       let rest = key.slice(this.keyText.length);
       const stops = this.keyQuote ? [this.keyQuote, '\n', '\r', '\\'].map((c) => rest.indexOf(c)).filter((at) => at >= 0) : [];
       if (stops.length > 0) rest = rest.slice(0, Math.min(...stops));
@@ -739,7 +739,11 @@ export class ObjectFrame implements Frame {
   private keyPrefixOk(text: string, bare: boolean): boolean {
     if (this.rule.additional) return true;
     const bits = keyBits(this.rule);
-    return this.rule.keys.some((k, i) => k.startsWith(text) && !(this.seen & bits[i]!) && (!bare || IDENTIFIER_NAME.test(k)));
+    return this.rule.keys.some((k, i) => this.growsInto(k, bits[i]!, text, bare));
+  }
+  /** Could `text` still grow into a declared key (its bit in `seen` given)? Unseen, and an identifier when bare. */
+  private growsInto(key: string, bit: bigint, text: string, bare: boolean): boolean {
+    return key.startsWith(text) && !(this.seen & bit) && (!bare || IDENTIFIER_NAME.test(key));
   }
   private keyDone(text: string): { index: number; rule: ValueRule } | null {
     const index = this.rule.keys.indexOf(text);
@@ -810,7 +814,8 @@ export class ObjectFrame implements Frame {
         let key = this.keyText;
         let tail = this.keyQuote ?? '';
         if (this.state === 'inKey' && !this.keyDone(key)) {
-          const unseen = this.rule.keys.filter((k, i) => k.startsWith(key) && !(this.seen & (1n << BigInt(i))) && (this.keyQuote !== null || IDENTIFIER_NAME.test(k)));
+          const bits = keyBits(this.rule);
+          const unseen = this.rule.keys.filter((k, i) => this.growsInto(k, bits[i]!, key, this.keyQuote === null));
           const required = unseen.filter((k) => (this.rule.required & (1n << BigInt(this.rule.keys.indexOf(k)))) !== 0n);
           const pick = required[0] ?? unseen[0];
           if (pick !== undefined) {

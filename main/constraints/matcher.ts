@@ -146,16 +146,21 @@ export class ConstraintMatcher {
    * the token bench's matcher steps).
    */
   jump(): { readonly exits: (c: string) => boolean; readonly to: ConstraintMatcher } | undefined {
-    const top = this.threads.length === 1 ? this.threads[0] : null;
-    if (!top || top.frame.canEnd()) return undefined;
-    const jump = top.frame.jump?.();
-    return jump && { exits: jump.exits, to: new ConstraintMatcher([push(jump.frame, top.parent)], this.consumed + 1, this.language) };
+    const top = this.alone();
+    const jump = top?.frame.jump?.();
+    if (!top || !jump) return undefined;
+    return { exits: jump.exits, to: new ConstraintMatcher([push(jump.frame, top.parent)], this.consumed + 1, this.language) };
   }
 
   /** The texts that are the only way on, when the state is one thread whose top frame says so (see Frame.literals). */
   literals(): readonly string[] | undefined {
-    const top = this.threads.length === 1 ? this.threads[0] : null;
-    return top && !top.frame.canEnd() ? top.frame.literals?.() : undefined;
+    return this.alone()?.frame.literals?.();
+  }
+
+  /** The one thread, when the state is one and its top frame cannot end: that frame alone says what comes next. */
+  private alone(): Stack {
+    const top = this.threads.length === 1 ? this.threads[0]! : null;
+    return top && !top.frame.canEnd() ? top : null;
   }
 
   /** True when no thread takes a character beyond ASCII next (the token mask then skips those branches). */
@@ -175,8 +180,8 @@ export class ConstraintMatcher {
    */
   nextAscii(): AsciiSet | undefined {
     // One frame that cannot end answers alone (most states): its own set, not a copy.
-    const top = this.threads.length === 1 ? this.threads[0] : null;
-    if (top && !top.frame.canEnd()) return top.frame.nextAscii?.();
+    const top = this.alone();
+    if (top) return top.frame.nextAscii?.();
     const bits = new Uint32Array(4);
     for (const thread of this.threads) {
       for (let s = thread; s; s = s.parent) {

@@ -277,6 +277,11 @@ function restsOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
 function setBit(mask: Uint32Array, id: number): void {
   mask[id >>> 5]! |= 1 << (id & 31);
 }
+/** Allows the tokens that end at trie node n. */
+function allowOwn(trie: Trie, n: number, mask: Uint32Array): void {
+  const { ids, nodes } = trie;
+  for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
+}
 export const hasBit = (mask: Uint32Array, id: number): boolean => (mask[id >>> 5]! & (1 << (id & 31))) !== 0;
 
 /**
@@ -574,8 +579,8 @@ export class TokenConstraint {
    * texts or rests, which are few and short.
    */
   private walkFrom(trie: Trie, n: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
-    const { ids, nodes, edges } = trie;
-    for (let i = nodes[n + LO]!, end = nodes[n + OWN]!; i < end; i++) setBit(mask, ids[i]!);
+    const { nodes, edges } = trie;
+    allowOwn(trie, n, mask);
     const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher));
     if (literals) return this.walkLiterals(trie, n, state, literals.all, 0, mask, tt);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
@@ -601,7 +606,6 @@ export class TokenConstraint {
    */
   private walkLiterals(trie: Trie, n: number, state: Known, group: readonly number[], pos: number, mask: Uint32Array, tt: TextTrie | undefined): void {
     const { texts, chars, ends } = state.literals!;
-    const { ids, nodes } = trie;
     for (let g = 0; g < group.length; g++) {
       const ch = chars[group[g]!]![pos]!;
       // Each character once, by the first literal of the group that has it.
@@ -613,7 +617,7 @@ export class TokenConstraint {
       const along = group.filter((i) => chars[i]![pos] === ch);
       const whole = along.find((i) => chars[i]!.length === pos + 1);
       if (whole === undefined) {
-        for (let i = nodes[child + LO]!, end = nodes[child + OWN]!; i < end; i++) setBit(mask, ids[i]!);
+        allowOwn(trie, child, mask);
         this.walkLiterals(trie, child, state, along, pos + 1, mask, tt);
         continue;
       }
