@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_PARALLEL, FAILURE_CLASSES } from './constants.js';
+import { FAILURE_CLASSES } from './constants.js';
 import { JsonValueSchema, RequestConfigSchema, ReviewStateSchema } from './schemas.js';
 
 /**
@@ -144,8 +144,8 @@ export const StartRunInputSchema = z.object({
   setting: SettingSchema.default('unconstrained'),
   prompt: PromptKindSchema.default('completion'),
   sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
-  /** Sequences decoded in one batch per step (see DEFAULT_PARALLEL). */
-  parallel: z.number().int().min(1).max(64).default(DEFAULT_PARALLEL),
+  /** Sequences decoded in one batch per step; absent: the default for where the model runs (DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU). */
+  parallel: z.number().int().min(1).max(64).optional(),
   contextSize: z.number().int().min(64).default(1024),
   /**
    * API knowledge in the prompt (main/prompt/knowledge.ts): `none`, `endpoint`, `params`, `docs`,

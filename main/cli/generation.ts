@@ -3,10 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DEFAULT_PARALLEL, LOCATION_ROWS } from '../api/constants.js';
+import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, LOCATION_ROWS } from '../api/constants.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
-import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, describeDecoding, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
+import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
 import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
@@ -104,7 +104,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--setting <setting>', 'decode freely or constrained by the spec').choices(['unconstrained', 'constrained']).default('unconstrained'))
     .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
     .option('--limit <n>', 'only the first n samples of the dataset')
-    .option('--parallel <n>', `samples decoded at once, in parallel sequences of one context, their tokens in one batch (default: ${DEFAULT_PARALLEL})`)
+    .option('--parallel <n>', `samples decoded at once, in parallel sequences of one context, their tokens in one batch (default: ${DEFAULT_PARALLEL} on the CPU or a remote server, ${DEFAULT_PARALLEL_GPU} on a GPU, fewer where their caches do not fit)`)
     .option('--n <n>', 'outputs per sample', '1')
     .option('--seed <n>', 'sampling seed', '1')
     .option('--temperature <t>', 'sampling temperature; 0 is greedy', '0')
@@ -133,7 +133,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const chat = opts['chat'] === undefined ? undefined : (str('chat') as NonNullable<LocalOptions['chatWrapper']>);
       if (chat && opts['remote']) throw new WapiiError('bad_input', '--chat works with a local --model; a remote server takes completion prompts');
       const constrained = str('setting') === 'constrained';
-      const parallel = opts['parallel'] !== undefined ? positiveInt('--parallel', str('parallel')) : DEFAULT_PARALLEL;
+      // Absent: a local model takes its runtime's default (more sequences on a GPU), a remote server DEFAULT_PARALLEL.
+      const askedParallel = opts['parallel'] !== undefined ? positiveInt('--parallel', str('parallel')) : undefined;
       const sampling = { temperature: number('--temperature', str('temperature'), 0, 5), topK: positiveInt('--top-k', str('topK'), 0), topP: number('--top-p', str('topP'), 0, 1), maxTokens: positiveInt('--max-tokens', str('maxTokens')) };
       const conditions = unwrap(parseKnowledgeList(str('knowledge')));
       if (conditions.length > 1 && opts['resume'] !== undefined) throw new WapiiError('bad_input', '--resume continues one run: give it one --knowledge condition');
@@ -164,12 +165,12 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
           throw new WapiiError('bad_input', (error as Error).message);
         }
         io.stderr(`model: ${path.basename(modelFile)} — ${describeRuntime(runtime.info)}\n`);
-        io.stderr(`${describeDecoding(runtime.info, { parallel: opts['parallel'] !== undefined ? parallel : undefined, threads: opts['threads'] !== undefined ? runtime.info.threads : undefined })}\n`);
-        backend = await localBackend(runtime, { ...sampling, parallel, contextSize: positiveInt('--context', str('context'), 64), stepDeadlineMs: positiveInt('--step-deadline', str('stepDeadline')), ...(constrained ? { constrainBy: specs } : {}), ...(chat ? { chatWrapper: chat } : {}) });
+        backend = await localBackend(runtime, { ...sampling, ...(askedParallel !== undefined ? { parallel: askedParallel } : {}), contextSize: positiveInt('--context', str('context'), 64), stepDeadlineMs: positiveInt('--step-deadline', str('stepDeadline')), ...(constrained ? { constrainBy: specs } : {}), ...(chat ? { chatWrapper: chat } : {}) });
+        io.stderr(`${String(backend.manifest['decoding'])}\n`);
         dispose = () => runtime.dispose();
       } else {
         if (constrained && setup !== 'full') throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: use --setup full');
-        backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel, ...(constrained ? { constrainBy: specs } : {}) });
+        backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel: askedParallel ?? DEFAULT_PARALLEL, ...(constrained ? { constrainBy: specs } : {}) });
       }
       const manifest = {
         ...backend.manifest,
@@ -180,7 +181,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         promptTemplate: PROMPT_TEMPLATE_HASH,
         versions: { node: process.version, ...packageVersions() },
       };
-      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), n, seed, ...sampling, parallel, limit: samples.length };
+      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
       const results = [];
       try {
         using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { DEFAULT_PARALLEL } from '../api/constants.js';
 import type { GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
@@ -71,7 +70,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       setting: str('setting') as 'unconstrained' | 'constrained',
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
-      parallel: opts['parallel'] !== undefined ? Number(str('parallel')) : DEFAULT_PARALLEL,
+      ...(opts['parallel'] !== undefined ? { parallel: Number(str('parallel')) } : {}),
       contextSize: Number(str('context')),
       knowledge,
     };

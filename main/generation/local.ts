@@ -1,14 +1,15 @@
-import { resolveChatWrapper, SpecialTokensText, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
+import { InsufficientMemoryError, resolveChatWrapper, SpecialTokensText, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
 import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
 import { ConstraintMatcher, declaredNames, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 import { Decoder, StepGate } from './decoder.js';
 import { generate } from './generate.js';
-import type { Runtime } from './runtime.js';
+import { defaultParallel, describeDecoding, type Runtime } from './runtime.js';
 
 export interface LocalOptions extends SamplingOptions {
-  readonly parallel: number;
+  /** Sequences decoded at once; absent: the runtime's default (defaultParallel), fewer where their caches do not fit. */
+  readonly parallel?: number;
   /** Context per sequence, in tokens (prompt + completion). */
   readonly contextSize: number;
   /** The specs to constrain by, per API; absent for unconstrained runs. */
@@ -30,25 +31,53 @@ export interface LocalOptions extends SamplingOptions {
  * so memoised masks carry over from sample to sample.
  */
 export async function localBackend(runtime: Runtime, options: LocalOptions): Promise<GenerationBackend> {
-  const context: LlamaContext = await runtime.model.createContext({
-    contextSize: options.contextSize, // per sequence: node-llama-cpp gives each sequence its own cells
-    sequences: options.parallel,
-    threads: options.threads ?? runtime.info.threads,
-    batchSize: Math.min(512, options.contextSize),
-  });
+  const open = (sequences: number): Promise<LlamaContext> =>
+    runtime.model.createContext({
+      contextSize: options.contextSize, // per sequence: node-llama-cpp gives each sequence its own cells
+      sequences,
+      threads: options.threads ?? runtime.info.threads,
+      batchSize: Math.min(512, options.contextSize),
+    });
+  // Asked-for sequences are what the user chose: if they do not fit, the run says so rather than quietly taking fewer.
+  const context = options.parallel !== undefined ? await open(options.parallel) : await withFewerUntilItFits(defaultParallel(runtime.info), open);
+  const parallel = context.totalSequences;
   const vocabulary = runtime.vocabulary();
   const chat = options.chatWrapper ? resolveChatWrapper(runtime.model, { type: options.chatWrapper }) : undefined;
   const slots: SlotGenerator[] = [];
   const gate = new StepGate();
-  for (let i = 0; i < options.parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat, gate));
+  for (let i = 0; i < parallel; i++) slots.push(localSlot(runtime, context.getSequence(), options, vocabulary, chat, gate));
   return {
-    manifest: { engine: 'node-llama-cpp', ...runtime.info, threads: options.threads ?? runtime.info.threads, contextSize: options.contextSize, parallel: options.parallel, ...(chat ? { chatWrapper: chat.wrapperName } : {}) },
-    slots: options.parallel,
+    manifest: {
+      engine: 'node-llama-cpp',
+      ...runtime.info,
+      threads: options.threads ?? runtime.info.threads,
+      contextSize: options.contextSize,
+      parallel,
+      // The run's second line, kept with the run: how many sequences and threads, and why.
+      decoding: describeDecoding({ ...runtime.info, threads: options.threads ?? runtime.info.threads }, { parallel: options.parallel, threads: options.threads }, parallel),
+      ...(chat ? { chatWrapper: chat.wrapperName } : {}),
+    },
+    slots: parallel,
     slot: (index) => slots[index]!,
     async [Symbol.asyncDispose]() {
       await context.dispose();
     },
   };
+}
+
+/**
+ * Opens with `sequences`, halving them while node-llama-cpp finds that their caches do not fit in
+ * the free memory (it checks before it allocates, with InsufficientMemoryError); one sequence that
+ * does not fit is the caller's error.
+ */
+export async function withFewerUntilItFits<T>(sequences: number, open: (sequences: number) => Promise<T>): Promise<T> {
+  for (let n = sequences; ; n = Math.floor(n / 2)) {
+    try {
+      return await open(n);
+    } catch (error) {
+      if (!(error instanceof InsufficientMemoryError) || n <= 1) throw error;
+    }
+  }
 }
 
 /** The tokens a prompt puts before the model's first new token, and the texts that end its reply. */

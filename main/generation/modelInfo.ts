@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type Llama } from 'node-llama-cpp';
+import { defaultParallel } from './runtime.js';
 
 /** What the model library shows about a GGUF file, read from its header (no weights loaded). */
 export interface ModelMetadata {
@@ -61,7 +62,8 @@ function llamaForInsights(): Promise<Llama> {
 /**
  * Reads a GGUF file's header with node-llama-cpp and asks its insights whether the model fits:
  * how many layers the free VRAM takes and whether RAM holds the rest, for `sequences` parallel
- * sequences of `contextSize` tokens each (a run decodes several at once, each with its own cache).
+ * sequences of `contextSize` tokens each (a run decodes several at once, each with its own cache;
+ * absent: as many as a run takes by default where the model would run, see defaultParallel).
  */
 export async function inspectModel(file: string, options: { contextSize?: number; sequences?: number; memory?: MemoryState } = {}): Promise<{ metadata: ModelMetadata; fit: ModelFitEstimate }> {
   const info = await readGgufFileInfo(file, { sourceType: 'filesystem', logWarnings: false });
@@ -80,7 +82,7 @@ export async function inspectModel(file: string, options: { contextSize?: number
     totalLayers: insights.totalLayers,
   };
   const contextSize = Math.min(options.contextSize ?? 1024, metadata.contextLength || 1024);
-  const sequences = Math.max(1, Math.floor(options.sequences ?? 1));
+  const sequences = Math.max(1, Math.floor(options.sequences ?? defaultParallel({ backend: llama.gpu === false ? 'cpu' : llama.gpu })));
   // The insights score one context; a context of n sequences holds n caches of contextSize
   // tokens (node-llama-cpp sizes it so), which is what one context of n × contextSize costs.
   const score = await insights.configurationResolver.scoreModelConfigurationCompatibility(

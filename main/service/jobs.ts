@@ -1,4 +1,5 @@
 import type { WorkbenchEvent } from '../api/contract.js';
+import { DEFAULT_PARALLEL } from '../api/constants.js';
 import type { RunProgressValue, RunStatus } from '../api/evaluation.js';
 import { createExecutor } from '../execution/index.js';
 import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
@@ -157,17 +158,18 @@ export class RunJobs {
   private async backendFor(run: RunRow, specs: ReadonlyMap<string, ApiSpec>): Promise<GenerationBackend> {
     const s = run.settings;
     const sampling = { temperature: Number(s['temperature'] ?? 0), topK: Number(s['topK'] ?? 40), topP: Number(s['topP'] ?? 0.95), maxTokens: Number(s['maxTokens'] ?? 250) };
-    const parallel = Number(s['parallel'] ?? 1);
+    // Absent (the default): a local model takes its runtime's (see defaultParallel), a remote server DEFAULT_PARALLEL.
+    const parallel = s['parallel'] !== undefined && s['parallel'] !== null ? Number(s['parallel']) : undefined;
     const constrained = s['setting'] === 'constrained';
     if (run.model?.remote) {
-      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel, ...(constrained ? { constrainBy: specs } : {}) });
+      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel: parallel ?? DEFAULT_PARALLEL, ...(constrained ? { constrainBy: specs } : {}) });
     }
     const file = run.model?.path;
     if (!file) throw new Error(`run ${run.id} names no model`);
     const runtime = await this.runtimeFor(file);
     return localBackend(runtime, {
       ...sampling,
-      parallel,
+      ...(parallel !== undefined ? { parallel } : {}),
       contextSize: Number(s['contextSize'] ?? 1024),
       stepDeadlineMs: this.ctx.stepDeadlineMs ?? 10_000,
       ...(constrained ? { constrainBy: specs } : {}),

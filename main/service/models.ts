@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PARALLEL } from '../api/constants.js';
 import type { Output, Parsed } from '../api/contract.js';
 import type { Download, Model } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
@@ -93,8 +92,8 @@ export class ModelLibrary {
     if (!isGgufFile(file)) throw new WapiiError('bad_input', `${path.basename(file)} is not a GGUF model file (it does not start with the GGUF magic bytes)`);
     let inspected;
     try {
-      // Sized for a run's default parallel sequences, each with its own cache.
-      inspected = await inspectModel(file, { sequences: DEFAULT_PARALLEL, ...(this.options.memory ? { memory: this.options.memory } : {}) });
+      // Sized for a run's default parallel sequences where the model would run, each with its own cache.
+      inspected = await inspectModel(file, this.options.memory ? { memory: this.options.memory } : {});
     } catch (error) {
       throw new WapiiError('bad_input', `${path.basename(file)}: cannot read its GGUF header: ${(error as Error).message.split('\n')[0]}`);
     }

@@ -73,7 +73,7 @@ export function settingsOf(input: StartRunInput, samples: number, condition: Kno
     topK: input.sampling.topK,
     topP: input.sampling.topP,
     maxTokens: input.sampling.maxTokens,
-    parallel: input.parallel,
+    ...(input.parallel !== undefined ? { parallel: input.parallel } : {}),
     contextSize: input.contextSize,
     limit: samples,
   };

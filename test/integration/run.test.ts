@@ -152,7 +152,7 @@ describe.skipIf(!hasVocabBundle)('a run killed with SIGKILL resumes without redo
     }
     expect(storedBefore, stderr).toBeGreaterThanOrEqual(3);
     // The run says what it chose for decoding, and why: the tiny test model decodes on one thread.
-    expect(stderr).toMatch(/^decoding: 4 sequences at a time \(the default: [^)]+\); 1 CPU thread \(one: a model under 64 MiB on the CPU/m);
+    expect(stderr).toMatch(/^decoding: 4 sequences at a time \(the default on the CPU: [^)]+\); 1 CPU thread \(one: a model under 64 MiB on the CPU/m);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { DEFAULT_PARALLEL, REVIEW_STATES } from '../../../../main/api/constants.js';
+import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, REVIEW_STATES } from '../../../../main/api/constants.js';
 import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
 import type { Model, StartRunInput } from '../../api.js';
 import { getClient } from '../../client.js';
@@ -53,7 +53,8 @@ export function NewRunPage(): React.JSX.Element {
   const [seed, setSeed] = useState('1');
   const [n, setN] = useState('1');
   const [maxTokens, setMaxTokens] = useState('250');
-  const [parallel, setParallel] = useState(String(DEFAULT_PARALLEL));
+  // Blank: the default for where the model runs (more sequences on a GPU), chosen when the run starts.
+  const [parallel, setParallel] = useState('');
   const [contextSize, setContextSize] = useState('1024');
   const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
   const [queuing, setQueuing] = useState(false);
@@ -104,7 +105,7 @@ export function NewRunPage(): React.JSX.Element {
       setting: g.setting,
       prompt,
       sampling,
-      parallel: number(parallel) ?? DEFAULT_PARALLEL,
+      ...(number(parallel) !== undefined ? { parallel: number(parallel) } : {}),
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
@@ -322,7 +323,7 @@ export function NewRunPage(): React.JSX.Element {
             </label>
             <label>
               parallel sequences
-              <input className="narrow" aria-label="Parallel sequences" value={parallel} onChange={(e) => setParallel(e.target.value)} />
+              <input className="narrow" aria-label="Parallel sequences" placeholder="auto" title={`blank: ${DEFAULT_PARALLEL} on the CPU, ${DEFAULT_PARALLEL_GPU} on a GPU`} value={parallel} onChange={(e) => setParallel(e.target.value)} />
             </label>
             <label>
               context
