@@ -61,8 +61,8 @@ export const IPC_PICK_MODEL_CHANNEL = 'wapii-shell:pickModelFile';
  */
 export const DEFAULT_PARALLEL = 4;
 /**
- * The same on a GPU: 8. In the generation bench on an H100, 8 sequences decoded 3.7 to 4.5× the
- * tokens/s of one on the 12×512 test models, 4 sequences 2.6 to 2.9×, and 16 4.7 to 5.4× for twice
+ * The same on a GPU: 8. In the generation bench on an H100, 8 sequences decoded 3.7 to 4.7× the
+ * tokens/s of one on the 12×512 test models, 4 sequences 2.6 to 2.9×, and 16 4.5 to 5.5× for twice
  * the cache memory. Where the free GPU memory holds no cache for 8, a run takes the most that fits.
  */
 export const DEFAULT_PARALLEL_GPU = 8;
