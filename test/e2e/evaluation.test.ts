@@ -95,6 +95,9 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
   it('opens the constrained full-completion run, filters to non-correct samples and inspects one', async () => {
     await runRow(page, 'full', 'constrained').click();
     await expect.poll(() => page.getByTestId('run-title').textContent()).toMatch(/Full completion · constrained$/);
+    // Queued with the parallel field blank: the CPU's default, and why, from the run's manifest.
+    await expect.poll(() => page.getByTestId('run-decoding').textContent()).toBe(' · cpu, 4 sequences at a time');
+    expect(await page.getByTestId('run-decoding').getAttribute('title')).toMatch(/^decoding: 4 sequences at a time \(the default on the CPU: /);
     await expect.poll(() => countOf(page, 'run-sample-count')).toBe(20);
     await page.getByLabel('Sample verdict').selectOption('not-correct');
     const shown = () => page.locator('[data-testid=run-samples] .vrow:not(.vhead) > div:nth-child(5) .verdict').evaluateAll((badges) => badges.map((b) => b.getAttribute('data-verdict')));

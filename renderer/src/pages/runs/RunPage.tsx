@@ -96,6 +96,7 @@ export function RunPage(): React.JSX.Element {
       </main>
     );
   const summary = runs.find((r) => r.id === runId) ?? run;
+  const decoding = decodingOf(run.manifest);
   return (
     <main className={`page run-page${hasInspector && tab === 'samples' ? ' with-detail' : ''}`}>
       <section className="list">
@@ -115,6 +116,12 @@ export function RunPage(): React.JSX.Element {
           <span className="muted">
             {run.dataset}
             {run.subset && Object.keys(run.subset).length > 0 && ` (subset: ${describeSubset(run.subset)})`} · {run.prompt ?? ''} prompt · {when(run.createdAt)}
+            {decoding && (
+              <span data-testid="run-decoding" title={decoding.line}>
+                {' '}
+                · {decoding.text}
+              </span>
+            )}
             {run.error && <span className={summary.status === 'cancelled' ? undefined : 'error-inline'}> · {run.error}</span>}
           </span>
           <span className="spacer" />
@@ -222,4 +229,16 @@ function useGrid(run: RunDetail, runs: readonly RunSummary[]): GridCell[] | unde
     // `chosen` is summarised by `key`.
   }, [key]);
   return cells;
+}
+
+/**
+ * Where a local model's run decoded and how many sequences at a time, from its manifest; the
+ * full decoding line (with why) is the tooltip. Absent for imported codes and remote servers.
+ */
+function decodingOf(manifest: Record<string, unknown> | null): { text: string; line: string } | undefined {
+  const line = manifest?.['decoding'];
+  const parallel = manifest?.['parallel'];
+  const backend = manifest?.['backend'];
+  if (typeof line !== 'string' || typeof parallel !== 'number') return undefined;
+  return { text: `${typeof backend === 'string' ? `${backend}, ` : ''}${parallel} sequence${parallel === 1 ? '' : 's'} at a time`, line };
 }
