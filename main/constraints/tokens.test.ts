@@ -58,3 +58,42 @@ describe.runIf(hasVocabBundle)('the token masks\' automaton', () => {
     expect(mostHeld).toBeLessThan(300);
   });
 });
+
+describe.runIf(hasVocabBundle)('advance after check', () => {
+  it('takes the checked state only for the same token from the same state, else checks again', async () => {
+    const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile('qwen2')));
+    const spec = await harbor();
+    const tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, ['axios', 'token', 'id']));
+    const id = (text: string): number => vocabulary.text.indexOf(text);
+    const [get, open, quote] = [id('get'), id('('), id("'")];
+    expect(Math.min(get, open, quote)).toBeGreaterThanOrEqual(0);
+    const keyOf = (text: string): string | number => {
+      const plain = ConstraintMatcher.create(spec, ['axios', 'token', 'id']);
+      expect(plain.feed(text).ok).toBe(true);
+      return plain.stateKey();
+    };
+
+    tokens.state.feed(STARTER + 'axios.');
+    expect(tokens.check(get)).toBe(true);
+    expect(tokens.advance(get)).toBe(true);
+    expect(tokens.state.stateKey()).toBe(keyOf(STARTER + 'axios.get'));
+    // Checked '(' then advanced by another token: that one is checked and fed, not the checked state taken.
+    expect(tokens.check(open)).toBe(true);
+    expect(tokens.advance(quote)).toBe(false);
+    expect(tokens.state.stateKey()).toBe(keyOf(STARTER + 'axios.get'));
+    // Checked, then the state fed from outside: the checked state is stale.
+    expect(tokens.check(open)).toBe(true);
+    tokens.state.feed('(');
+    // '((' is refused: taking the state checked before the feed would accept it.
+    expect(tokens.advance(open)).toBe(false);
+    expect(tokens.advance(quote)).toBe(true);
+    expect(tokens.state.stateKey()).toBe(keyOf(STARTER + "axios.get('"));
+    expect(tokens.check(open)).toBe(false);
+    // A reset forgets the check.
+    expect(tokens.check(id('https'))).toBe(true);
+    tokens.reset();
+    tokens.state.feed(STARTER + 'axios.');
+    expect(tokens.advance(get)).toBe(true);
+    expect(tokens.state.stateKey()).toBe(keyOf(STARTER + 'axios.get'));
+  });
+});

@@ -401,6 +401,11 @@ export class TokenConstraint {
   private readonly automaton: Automaton;
 
   private readonly start: ConstraintMatcher;
+  /**
+   * The matcher a check fed its allowed token to, with the state (matcher and offset) it started
+   * from: `advance` of that token takes it instead of feeding the token twice more.
+   */
+  private checked: { token: number; from: ConstraintMatcher; offset: number; after: ConstraintMatcher } | undefined;
 
   constructor(
     vocabulary: Vocabulary,
@@ -416,6 +421,7 @@ export class TokenConstraint {
   /** Back to the matcher it was made with, keeping the memoised masks (one per API in a run). */
   reset(): void {
     this.matcher = this.start.clone();
+    this.checked = undefined;
   }
 
   /** States the language's automaton holds now (see automatonLimits). */
@@ -443,15 +449,33 @@ export class TokenConstraint {
     if (text === undefined) return false;
     if (text === null || text === '') return this.matcher.isComplete() && !this.matcher.pending;
     const copy = this.matcher.clone();
-    return copy.feed(text).ok;
+    if (!copy.feed(text).ok) return false;
+    this.checked = { token, from: this.matcher, offset: this.matcher.offset, after: copy };
+    return true;
   }
 
-  /** Appends a token the caller has checked; returns false (and changes nothing) when it is not allowed. */
+  /** Appends a token; returns false (and changes nothing) when it is not allowed. */
   advance(token: number): boolean {
-    if (!this.check(token)) return false;
-    const text = this.index.vocabulary.text[token];
-    if (text) this.matcher.feed(text);
+    let after = this.checkedAfter(token);
+    if (!after) {
+      if (!this.check(token)) return false;
+      after = this.checkedAfter(token);
+    }
+    this.checked = undefined;
+    if (after) this.matcher = after;
+    else {
+      // End of generation and tokens that are not whole text are allowed without a copy (see check).
+      const text = this.index.vocabulary.text[token];
+      if (text) this.matcher.feed(text);
+    }
     return true;
+  }
+
+  /** The state the last allowed check fed `token` to, when it started from the present state. */
+  private checkedAfter(token: number): ConstraintMatcher | undefined {
+    const c = this.checked;
+    // The matcher can be fed from outside (`state`), so its offset must be the checked one too.
+    return c && c.token === token && c.from === this.matcher && c.offset === this.matcher.offset ? c.after : undefined;
   }
 
   /**
