@@ -46,58 +46,84 @@ const ASCII_HI = 5;
 const EDGE_HI = 6;
 const NODE = 8;
 
-/** A trie node while it is built: a map for the lookups, dropped once the trie is numbered. */
-interface Building {
-  children: Map<number, Building> | undefined;
-  tokens: number[] | undefined;
-}
-
-/** A trie over (text as character ids, token) pairs. */
-function buildTrie(entries: Iterable<readonly [ArrayLike<number>, number]>): Trie {
-  const root: Building = { children: undefined, tokens: undefined };
-  let count = 1;
-  for (const [chars, id] of entries) {
-    let node = root;
-    for (let i = 0; i < chars.length; i++) {
-      const ch = chars[i]!;
-      node.children ??= new Map();
-      let child = node.children.get(ch);
-      if (!child) {
-        node.children.set(ch, (child = { children: undefined, tokens: undefined }));
-        count++;
-      }
-      node = child;
-    }
-    (node.tokens ??= []).push(id);
+/**
+ * A trie over (text as character ids, token) pairs, built from the entries sorted by text: in
+ * that order each entry's nodes below its common prefix with the one before are the next nodes
+ * depth first, so the trie is numbered without a node object or a map per node (a first mask that
+ * scanned a path parameter built hundreds of small tries, and most of their time was those maps).
+ * A stable sort keeps the ids of one text in the entries' order. Two passes over the sorted
+ * entries: the first counts each node's children (a node's edges are placed when it is
+ * numbered), the second writes the records.
+ */
+function buildTrie(entries: readonly (readonly [ArrayLike<number>, number])[]): Trie {
+  const order = entries.map((_, i) => i).sort((a, b) => compareTexts(entries[a]![0], entries[b]![0]));
+  const texts = order.map((i) => entries[i]![0]);
+  // Each sorted entry's common prefix with the one before it.
+  const shared = new Int32Array(texts.length);
+  for (let k = 1; k < texts.length; k++) {
+    const [a, b] = [texts[k - 1]!, texts[k]!];
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    shared[k] = n;
   }
-  const ids: number[] = [];
+  // Pass 1: nodes in depth-first order (the root is 0), and how many children each has.
+  const children: number[] = [0];
+  const path = [0];
+  for (let k = 0; k < texts.length; k++) {
+    path.length = shared[k]! + 1;
+    for (let d = shared[k]!; d < texts[k]!.length; d++) {
+      children[path[path.length - 1]!]!++;
+      path.push(children.length);
+      children.push(0);
+    }
+  }
+  const count = children.length;
+  const ids = new Int32Array(texts.length);
   const nodes = new Int32Array(count * NODE);
   const edges = new Int32Array((count - 1) * 2);
-  let nextNode = 0;
+  // Pass 2: each node's record; its edges are placed when it is numbered, filled as its children come.
   let nextEdge = 0;
-  const number = (node: Building, depth: number): number => {
-    const n = nextNode;
-    nextNode += NODE;
+  const filled = new Int32Array(count);
+  const open = (node: number, depth: number, idsSoFar: number): void => {
+    const n = node * NODE;
     nodes[n + DEPTH] = depth;
-    nodes[n + LO] = ids.length;
-    if (node.tokens) for (const id of node.tokens) ids.push(id);
-    nodes[n + OWN] = ids.length;
-    // By character id, so ASCII first, and a child is found by a binary search (see childOf).
-    const children = node.children ? [...node.children].sort(([a], [b]) => a - b) : [];
-    const first = nextEdge;
-    nextEdge += children.length * 2;
-    nodes[n + EDGE_LO] = first;
+    nodes[n + LO] = nodes[n + OWN] = idsSoFar;
+    nodes[n + EDGE_LO] = nodes[n + ASCII_HI] = nextEdge;
+    nextEdge += children[node]! * 2;
     nodes[n + EDGE_HI] = nextEdge;
-    nodes[n + ASCII_HI] = first + 2 * children.filter(([ch]) => ch < 128).length;
-    children.forEach(([ch, next], i) => {
-      edges[first + 2 * i] = ch;
-      edges[first + 2 * i + 1] = number(next, depth + 1);
-    });
-    nodes[n + HI] = ids.length;
-    return n;
   };
-  number(root, 0);
-  return { ids: Int32Array.from(ids), nodes, edges };
+  const close = (node: number, idsSoFar: number): void => {
+    nodes[node * NODE + HI] = idsSoFar;
+  };
+  open(0, 0, 0);
+  const stack = [0];
+  let next = 1;
+  for (let k = 0; k < texts.length; k++) {
+    const text = texts[k]!;
+    while (stack.length > shared[k]! + 1) close(stack.pop()!, k);
+    for (let d = shared[k]!; d < text.length; d++) {
+      const parent = stack[stack.length - 1]!;
+      const p = parent * NODE;
+      const child = next++;
+      const at = nodes[p + EDGE_LO]! + 2 * filled[parent]!++;
+      edges[at] = text[d]!;
+      edges[at + 1] = child * NODE;
+      if (text[d]! < 128) nodes[p + ASCII_HI] = at + 2;
+      open(child, d + 1, k);
+      stack.push(child);
+    }
+    ids[k] = entries[order[k]!]![1];
+    nodes[stack[stack.length - 1]! * NODE + OWN] = k + 1;
+  }
+  while (stack.length > 0) close(stack.pop()!, texts.length);
+  return { ids, nodes, edges };
+}
+
+/** Texts as character ids in the trie's order: by character id, a prefix before what extends it. */
+function compareTexts(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
 }
 
 /** The child of node n on a character (by id), or -1: a binary search of its edges, which are sorted. */
