@@ -337,6 +337,8 @@ interface Known {
   firsts: AsciiSet | undefined;
   /** The texts that are its only way on (see Literals), null for none; asked on its first walk. */
   literals: Literals | null | undefined;
+  /** The states after each whole literal (by its index), made on first use. */
+  literalEnds: (Known | undefined)[] | undefined;
   /** Transitions on characters beyond ASCII, by character id, made on first use. */
   other: Map<number, number> | undefined;
   /** For a class stable only in context (see probeStable), the answer once asked. */
@@ -346,25 +348,29 @@ interface Known {
 }
 
 /**
- * A state's literals (see ConstraintMatcher.literals): their texts, as character ids too, the
- * indexes of them all (a walk's first group), and the states after each whole one, made on
- * first use.
+ * A state's literals (see ConstraintMatcher.literals): their texts, as character ids too, and
+ * the indexes of them all (a walk's first group). One object per distinct list in an automaton
+ * (see Automaton.literals), shared by the states that have it.
  */
 interface Literals {
   readonly texts: readonly string[];
   readonly chars: readonly Int32Array[];
   readonly all: readonly number[];
-  readonly ends: (Known | undefined)[];
 }
-function literalsOf(matcher: ConstraintMatcher): Literals | null {
+function literalsOf(matcher: ConstraintMatcher, shared: Map<string, Literals>): Literals | null {
   const texts = matcher.literals();
   if (!texts) return null;
-  const chars = texts.map((text) => {
-    const ids: number[] = [];
-    for (const ch of text) ids.push(charId(ch));
-    return Int32Array.from(ids);
-  });
-  return { texts, chars, all: texts.map((_, i) => i), ends: [] };
+  const key = texts.join('\0');
+  let literals = shared.get(key);
+  if (!literals) {
+    const chars = texts.map((text) => {
+      const ids: number[] = [];
+      for (const ch of text) ids.push(charId(ch));
+      return Int32Array.from(ids);
+    });
+    shared.set(key, (literals = { texts, chars, all: texts.map((_, i) => i) }));
+  }
+  return literals;
 }
 
 /** Masks memoised per constraint (19 KB each on qwen2), the least recently used given up first. */
@@ -388,6 +394,13 @@ interface Automaton {
   known: Map<StateKey, number>;
   states: Known[];
   ascii: Int32Array;
+  /**
+   * The distinct literal lists and ASCII sets its states have, each kept once: one per state
+   * was 47,000 small typed arrays over the token bench, each with its buffer, for a full
+   * collection to trace and move.
+   */
+  literals: Map<string, Literals>;
+  asciiSets: Map<string, AsciiSet>;
 }
 const automata = new WeakMap<CompiledSpec, Automaton>();
 /**
@@ -409,7 +422,7 @@ function emptyAutomaton(max = automatonLimits.max): Automaton {
     prefaultBudget -= ascii.byteLength;
     for (let at = 0; at < ascii.length; at += 1024) ascii[at] = 0;
   }
-  return { max, known: new Map(), states: [], ascii };
+  return { max, known: new Map(), states: [], ascii, literals: new Map(), asciiSets: new Map() };
 }
 
 /**
@@ -529,6 +542,8 @@ export class TokenConstraint {
       automaton.ascii.fill(0, 0, automaton.states.length * 128);
       automaton.known = new Map();
       automaton.states = [];
+      automaton.literals = new Map();
+      automaton.asciiSets = new Map();
       this.matcher.language.stacks.renew();
     }
     this.walkRoot(this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
@@ -575,9 +590,19 @@ export class TokenConstraint {
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states.push({ row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.states.push({ row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined });
     automaton.known.set(key, row + 1);
     return row + 1;
+  }
+
+  /** The automaton's one copy of an ASCII set (see Automaton.asciiSets). */
+  private sharedAscii(set: AsciiSet): AsciiSet {
+    const sets = this.automaton.asciiSets;
+    const key = `${set[0]},${set[1]},${set[2]},${set[3]}`;
+    const found = sets.get(key);
+    if (found) return found;
+    sets.set(key, set);
+    return set;
   }
 
   /** The state after one more character (by id), or undefined when it cannot follow. */
@@ -585,7 +610,7 @@ export class TokenConstraint {
     const automaton = this.automaton;
     let to = ch < 128 ? automaton.ascii[state.row * 128 + ch]! : (state.other?.get(ch) ?? 0);
     if (to === 0 && ch < 128) {
-      const firsts = (state.firsts ??= state.matcher.nextAscii() ?? ALL_ASCII);
+      const firsts = (state.firsts ??= this.sharedAscii(state.matcher.nextAscii() ?? ALL_ASCII));
       if (!(firsts[ch >>> 5]! & (1 << (ch & 31)))) automaton.ascii[state.row * 128 + ch] = to = -1;
     }
     if (to === 0) {
@@ -631,7 +656,7 @@ export class TokenConstraint {
   private walkFrom(trie: Trie, n: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
     const { nodes, edges } = trie;
     allowOwn(trie, n, mask);
-    const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher));
+    const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher, this.automaton.literals));
     if (literals) return this.walkLiterals(trie, n, state, literals.all, 0, mask, tt);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
     const { ascii, states } = this.automaton;
@@ -655,7 +680,8 @@ export class TokenConstraint {
    * which was most of the new states a first-time mask made.
    */
   private walkLiterals(trie: Trie, n: number, state: Known, group: readonly number[], pos: number, mask: Uint32Array, tt: TextTrie | undefined): void {
-    const { texts, chars, ends } = state.literals!;
+    const { texts, chars } = state.literals!;
+    const ends = (state.literalEnds ??= []);
     for (let g = 0; g < group.length; g++) {
       const ch = chars[group[g]!]![pos]!;
       // Each character once, by the first literal of the group that has it.
