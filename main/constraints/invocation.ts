@@ -1,14 +1,25 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
 import { asciiNext, asciiSet, charClass, isWs, minimalValue, ObjectFrame, push, ReferenceFrame, StackNames, ValueFrame, WordFrame, type AsciiSet, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
+import type { Automaton } from './tokens.js';
 
 /** A character trie over `server + path template`; `{param}` segments are edges of their own. */
+/**
+ * A node of a method's URL trie. What the matcher asks of it is kept on it, made on first use
+ * (fields, not WeakMaps beside it: see CompiledSpec.automaton).
+ */
 interface UrlNode {
   readonly literal: Map<string, UrlNode>;
   param: { readonly parameter: Parameter | undefined; readonly next: UrlNode } | undefined;
   readonly endpoints: Endpoint[];
+  /** Its number for frame ids (see nodeId). */
+  id: number | undefined;
+  /** Whether its literal characters are all ASCII (see literalAscii). */
+  literalAscii: boolean | undefined;
+  /** Its next characters by the URL's quote (see nodeNext). */
+  next: Map<string, AsciiSet> | undefined;
 }
-const node = (): UrlNode => ({ literal: new Map(), param: undefined, endpoints: [] });
+const node = (): UrlNode => ({ literal: new Map(), param: undefined, endpoints: [], id: undefined, literalAscii: undefined, next: undefined });
 
 /**
  * The compiled language of one spec for one scope (the names declared before the call): methods,
@@ -21,6 +32,14 @@ export class CompiledSpec {
   private readonly tries: Map<string, UrlNode>;
   private readonly rules: Map<Endpoint, EndpointRules>;
   private readonly compiler: RuleCompiler;
+  /**
+   * The token masks' automaton of this language, made by its first TokenConstraint (see
+   * tokens.ts). A field, as the caches of a spec's languages and of its URL nodes are kept on
+   * them: in WeakMaps beside them, the garbage collector reached these graphs through ephemerons,
+   * and V8 marked them inside full collections' pauses (ephemeron marking 30 to 48 ms in all over
+   * the token bench's masks, and its longest pause 23 ms; see the README's Benchmarks).
+   */
+  automaton: Automaton | undefined;
 
   constructor(
     readonly spec: ApiSpec,
@@ -368,17 +387,12 @@ export class UrlFrame implements Frame {
 }
 
 // Both asked once per new state of the token mask's walk, so made once per trie node (and quote).
-const literalAsciiOf = new WeakMap<UrlNode, boolean>();
 function literalAscii(at: UrlNode): boolean {
-  let ascii = literalAsciiOf.get(at);
-  if (ascii === undefined) literalAsciiOf.set(at, (ascii = asciiNext([...at.literal.keys()], '')));
-  return ascii;
+  return (at.literalAscii ??= asciiNext([...at.literal.keys()], ''));
 }
-const nextOfNodes = new WeakMap<UrlNode, Map<string, AsciiSet>>();
 /** A trie node's next literal characters, the quote, or a path parameter's first one. */
 function nodeNext(at: UrlNode, quote: string): AsciiSet {
-  let byQuote = nextOfNodes.get(at);
-  if (!byQuote) nextOfNodes.set(at, (byQuote = new Map()));
+  const byQuote = (at.next ??= new Map());
   let next = byQuote.get(quote);
   if (!next) byQuote.set(quote, (next = asciiSet([...at.literal.keys()].join(''), quote, at.param ? URL_PARAM_STARTS : '')));
   return next;
@@ -391,11 +405,8 @@ function valueKind(value: string): string {
   return 'x';
 }
 
-const nodeIds = new WeakMap<UrlNode, number>();
 let nextNodeId = 0;
 function nodeId(n: UrlNode): number {
-  let id = nodeIds.get(n);
-  if (id === undefined) nodeIds.set(n, (id = nextNodeId++));
-  return id;
+  return (n.id ??= nextNodeId++);
 }
 

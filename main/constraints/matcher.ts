@@ -3,7 +3,9 @@ import { push, scopeOf, stackCompletion, stackId, stepStack, type AsciiSet, type
 import { CompiledSpec, FreeFrame } from './invocation.js';
 import { declaredNames } from './scope.js';
 
-const compiledSpecs = new WeakMap<ApiSpec, Map<string, CompiledSpec>>();
+/** A spec's compiled languages by scope, kept on the spec object (a hidden property; see CompiledSpec.automaton). */
+const COMPILED = Symbol('compiled constraints');
+type Compiled = ApiSpec & { [COMPILED]?: Map<string, CompiledSpec> };
 
 /**
  * The spec's constraint language for code that has declared `names` before the call (the
@@ -12,8 +14,8 @@ const compiledSpecs = new WeakMap<ApiSpec, Map<string, CompiledSpec>>();
  */
 export function compileConstraints(spec: ApiSpec, names: readonly string[] = []): CompiledSpec {
   const scope = scopeOf(names);
-  let bySpec = compiledSpecs.get(spec);
-  if (!bySpec) compiledSpecs.set(spec, (bySpec = new Map()));
+  let bySpec = (spec as Compiled)[COMPILED];
+  if (!bySpec) Object.defineProperty(spec, COMPILED, { value: (bySpec = new Map()) });
   let compiled = bySpec.get(scope.key);
   if (!compiled) bySpec.set(scope.key, (compiled = new CompiledSpec(spec, scope, bySpec.values().next().value)));
   return compiled;

@@ -1,5 +1,4 @@
 import { allClasses, type AsciiSet, type CharClass } from './frames.js';
-import type { CompiledSpec } from './invocation.js';
 import type { ConstraintMatcher, StateKey } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -196,7 +195,9 @@ export interface TokenIndex {
   readonly words: number;
 }
 
-const indexes = new WeakMap<Vocabulary, TokenIndex>();
+/** A vocabulary's index, kept on the vocabulary object (a hidden property; see CompiledSpec.automaton). */
+const INDEX = Symbol('token index');
+type Indexed = Vocabulary & { [INDEX]?: TokenIndex };
 /** The whitespace the matcher skips (see isWs in frames.ts), as character ids. */
 const WHITESPACE = [32, 9, 10, 13];
 /** Every ASCII character: a state whose frames do not say what may follow. */
@@ -205,7 +206,7 @@ const isWhitespace = (ch: number): boolean => ch === 32 || ch === 9 || ch === 10
 
 /** The flat token tries of a vocabulary and every class's tables, built once per vocabulary. */
 export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
-  let index = indexes.get(vocabulary);
+  let index = (vocabulary as Indexed)[INDEX];
   if (index) return index;
   const partial: number[] = [];
   const wsOnly: number[] = [];
@@ -229,7 +230,7 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   // Every class's tables now, not on first use (which cost up to a second inside one mask).
   const exits = new Map(allClasses().map((cls) => [cls.key, Uint8Array.from(charTexts, (ch) => (cls.exits(ch) ? 1 : 0))]));
   index = { vocabulary, all: textTrie(all, exits, words), wsRests: textTrie(wsRests, exits, words), wsOnly: Int32Array.from(wsOnly), partial, words };
-  indexes.set(vocabulary, index);
+  Object.defineProperty(vocabulary, INDEX, { value: index });
   return index;
 }
 
@@ -384,12 +385,13 @@ export const automatonLimits = { max: 40_000 };
 /**
  * One automaton per compiled language (a spec and the names values may reference): state keys
  * mean the same across its matchers, and the characters' transitions do not depend on the
- * vocabulary, so every TokenConstraint of a language (one per slot of a run) shares it.
+ * vocabulary, so every TokenConstraint of a language (one per slot of a run) shares it (kept as
+ * CompiledSpec.automaton).
  * `ascii` holds 128 transitions per state (0 not tried yet, -1 no way on, else 1 + the index
  * of the next state) in one array, not a typed array per state: that was an allocation outside
  * the heap for every state met.
  */
-interface Automaton {
+export interface Automaton {
   readonly max: number;
   known: Map<StateKey, number>;
   states: Known[];
@@ -402,7 +404,6 @@ interface Automaton {
   literals: Map<string, Literals>;
   asciiSets: Map<string, AsciiSet>;
 }
-const automata = new WeakMap<CompiledSpec, Automaton>();
 /**
  * Sized for every state at once, and for the walk that passes the limit (the drop comes between
  * walks): growing copied the table, 20 MB inside a mask.
@@ -452,9 +453,7 @@ export class TokenConstraint {
   ) {
     this.index = tokenIndex(vocabulary);
     this.start = matcher.clone();
-    let automaton = automata.get(matcher.language);
-    if (!automaton) automata.set(matcher.language, (automaton = emptyAutomaton()));
-    this.automaton = automaton;
+    this.automaton = matcher.language.automaton ??= emptyAutomaton();
   }
 
   /** Back to the matcher it was made with, keeping the memoised masks (one per API in a run). */
