@@ -54,30 +54,32 @@ const NODE = 8;
  * entries: the first counts each node's children (a node's edges are placed when it is
  * numbered), the second writes the records.
  */
-function buildTrie(entries: readonly (readonly [ArrayLike<number>, number])[]): Trie {
-  const order = entries.map((_, i) => i).sort((a, b) => compareTexts(entries[a]![0], entries[b]![0]));
-  const texts = order.map((i) => entries[i]![0]);
+function buildTrie(entries: Entries): Trie {
+  const { source, from, to } = entries;
+  const order = Array.from(entries.ids, (_, i) => i).sort((a, b) => compareTexts(source, from[a]!, to[a]!, from[b]!, to[b]!));
+  const length = (k: number): number => to[order[k]!]! - from[order[k]!]!;
   // Each sorted entry's common prefix with the one before it.
-  const shared = new Int32Array(texts.length);
-  for (let k = 1; k < texts.length; k++) {
-    const [a, b] = [texts[k - 1]!, texts[k]!];
+  const shared = new Int32Array(order.length);
+  for (let k = 1; k < order.length; k++) {
+    const [a, b] = [from[order[k - 1]!]!, from[order[k]!]!];
+    const most = Math.min(length(k - 1), length(k));
     let n = 0;
-    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    while (n < most && source[a + n] === source[b + n]) n++;
     shared[k] = n;
   }
   // Pass 1: nodes in depth-first order (the root is 0), and how many children each has.
   const children: number[] = [0];
   const path = [0];
-  for (let k = 0; k < texts.length; k++) {
+  for (let k = 0; k < order.length; k++) {
     path.length = shared[k]! + 1;
-    for (let d = shared[k]!; d < texts[k]!.length; d++) {
+    for (let d = shared[k]!; d < length(k); d++) {
       children[path[path.length - 1]!]!++;
       path.push(children.length);
       children.push(0);
     }
   }
   const count = children.length;
-  const ids = new Int32Array(texts.length);
+  const ids = new Int32Array(order.length);
   const nodes = new Int32Array(count * NODE);
   const edges = new Int32Array((count - 1) * 2);
   // Pass 2: each node's record; its edges are placed when it is numbered, filled as its children come.
@@ -97,32 +99,45 @@ function buildTrie(entries: readonly (readonly [ArrayLike<number>, number])[]): 
   open(0, 0, 0);
   const stack = [0];
   let next = 1;
-  for (let k = 0; k < texts.length; k++) {
-    const text = texts[k]!;
+  for (let k = 0; k < order.length; k++) {
+    const at0 = from[order[k]!]!;
     while (stack.length > shared[k]! + 1) close(stack.pop()!, k);
-    for (let d = shared[k]!; d < text.length; d++) {
+    for (let d = shared[k]!; d < length(k); d++) {
       const parent = stack[stack.length - 1]!;
       const p = parent * NODE;
       const child = next++;
+      const ch = source[at0 + d]!;
       const at = nodes[p + EDGE_LO]! + 2 * filled[parent]!++;
-      edges[at] = text[d]!;
+      edges[at] = ch;
       edges[at + 1] = child * NODE;
-      if (text[d]! < 128) nodes[p + ASCII_HI] = at + 2;
+      if (ch < 128) nodes[p + ASCII_HI] = at + 2;
       open(child, d + 1, k);
       stack.push(child);
     }
-    ids[k] = entries[order[k]!]![1];
+    ids[k] = entries.ids[order[k]!]!;
     nodes[stack[stack.length - 1]! * NODE + OWN] = k + 1;
   }
-  while (stack.length > 0) close(stack.pop()!, texts.length);
+  while (stack.length > 0) close(stack.pop()!, order.length);
   return { ids, nodes, edges };
 }
 
+/**
+ * A trie's entries: entry k is token `ids[k]`, its text `source[from[k] .. to[k])`. Offsets into
+ * one array, not a view per entry: a first mask's splits made tens of thousands of views, enough
+ * young objects to set off collections inside it.
+ */
+interface Entries {
+  readonly source: Int32Array;
+  readonly from: ArrayLike<number>;
+  readonly to: ArrayLike<number>;
+  readonly ids: ArrayLike<number>;
+}
+
 /** Texts as character ids in the trie's order: by character id, a prefix before what extends it. */
-function compareTexts(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
+function compareTexts(source: Int32Array, a: number, aEnd: number, b: number, bEnd: number): number {
+  const n = Math.min(aEnd - a, bEnd - b);
+  for (let i = 0; i < n; i++) if (source[a + i] !== source[b + i]) return source[a + i]! - source[b + i]!;
+  return aEnd - a - (bEnd - b);
 }
 
 /** The child of node n on a character (by id), or -1: a binary search of its edges, which are sorted. */
@@ -235,7 +250,17 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
 }
 
 function textTrie(entries: readonly (readonly [Int32Array, number])[], exits: ReadonlyMap<string, Uint8Array>, words: number): TextTrie {
-  const trie = buildTrie(entries);
+  // The entries' texts side by side, for buildTrie.
+  const from = new Int32Array(entries.length);
+  const to = new Int32Array(entries.length);
+  let length = 0;
+  entries.forEach(([chars], k) => {
+    from[k] = length;
+    to[k] = length += chars.length;
+  });
+  const source = new Int32Array(length);
+  entries.forEach(([chars], k) => source.set(chars, from[k]!));
+  const trie = buildTrie({ source, from, to, ids: entries.map(([, id]) => id) });
   const byId = new Map(entries.map(([chars, id]) => [id, chars]));
   const start = new Int32Array(trie.ids.length + 1);
   for (let i = 0; i < trie.ids.length; i++) start[i + 1] = start[i]! + byId.get(trie.ids[i]!)!.length;
@@ -280,12 +305,16 @@ function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   const { trie, start, text } = tt;
   const n = split.node;
   const d = trie.nodes[n + DEPTH]!;
-  const entries: [Int32Array, number][] = [];
+  const entries = { source: text, from: [] as number[], to: [] as number[], ids: [] as number[] };
   for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) {
     let exit = start[i]! + d;
     const end = start[i + 1]!;
     while (exit < end && !table.exits[text[exit]!]) exit++;
-    if (exit < end) entries.push([text.subarray(exit, end), trie.ids[i]!]);
+    if (exit < end) {
+      entries.from.push(exit);
+      entries.to.push(end);
+      entries.ids.push(trie.ids[i]!);
+    }
   }
   return (split.exiting = buildTrie(entries));
 }
@@ -296,8 +325,13 @@ function restsOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   const { trie, start, text } = tt;
   const n = split.node;
   const d = trie.nodes[n + DEPTH]!;
-  const entries: [Int32Array, number][] = [];
-  for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) if (table.last[i]! >= d) entries.push([text.subarray(start[i]! + d, start[i + 1]!), trie.ids[i]!]);
+  const entries = { source: text, from: [] as number[], to: [] as number[], ids: [] as number[] };
+  for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) {
+    if (table.last[i]! < d) continue;
+    entries.from.push(start[i]! + d);
+    entries.to.push(start[i + 1]!);
+    entries.ids.push(trie.ids[i]!);
+  }
   return (split.rests = buildTrie(entries));
 }
 
