@@ -29,3 +29,24 @@ describe('maskBias', () => {
     expect(maskBias(new Uint32Array(4), 100).allowed).toBe(0);
   });
 });
+
+describe('maskBias against a token-by-token reference', () => {
+  it('gives the same side, keys in order and count on random masks of every density', () => {
+    let seed = 42;
+    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (const size of [1, 31, 32, 33, 100, 1000, 4099]) {
+      for (const density of [0, 0.01, 0.3, 0.5, 0.51, 0.9, 1]) {
+        const allowed = Array.from({ length: size }, (_, i) => i).filter(() => random() < density);
+        const mask = maskOf(size + 64, allowed);
+        // Bits past the vocabulary (in its last word and beyond) must be ignored: set them all.
+        for (let i = size; i < mask.length * 32; i++) mask[i >>> 5]! |= 1 << (i & 31);
+        const bias = maskBias(mask, size);
+        const boost = allowed.length <= size / 2;
+        const expected = boost ? allowed : Array.from({ length: size }, (_, i) => i).filter((i) => !allowed.includes(i));
+        expect(bias.allowed, `${size} ${density}`).toBe(allowed.length);
+        expect([...bias.keys], `${size} ${density}`).toEqual(expected);
+        expect(bias.values.every((v) => v === (boost ? 1000 : -Infinity))).toBe(true);
+      }
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
-import { hasBit, type TokenConstraint } from '../constraints/index.js';
+import type { TokenConstraint } from '../constraints/index.js';
 import type { Decoder, Position } from './decoder.js';
 
 export interface GenerationOptions {
@@ -57,15 +57,32 @@ const TOP = 64;
 /** Added to the logits of the allowed tokens when they are the fewer: the others then have probability 0. */
 const BOOST = 1000;
 
-/** The mask as a logit bias over whichever side is smaller: boost the allowed, or forbid the rest. */
+/**
+ * The mask as a logit bias over whichever side is smaller: boost the allowed, or forbid the rest.
+ * Word by word: the side's bits are counted first (exact arrays, no growth) and read out with
+ * clz32, skipping whole words of the other side; a loop over every token id took 0.3 to 3.6 ms on
+ * the 151,936-token vocabulary, more than the sampling call it feeds.
+ */
 export function maskBias(mask: Uint32Array, vocabularySize: number): { keys: Uint32Array; values: Float32Array; allowed: number } {
-  const allowed: number[] = [];
-  for (let id = 0; id < vocabularySize; id++) if (hasBit(mask, id)) allowed.push(id);
-  if (allowed.length <= vocabularySize / 2) return { keys: Uint32Array.from(allowed), values: new Float32Array(allowed.length).fill(BOOST), allowed: allowed.length };
-  const forbidden = new Uint32Array(vocabularySize - allowed.length);
+  const words = Math.ceil(vocabularySize / 32);
+  // Bits past the vocabulary, in its last word, are neither side.
+  const tail = vocabularySize % 32 === 0 ? -1 : (1 << vocabularySize % 32) - 1;
+  const word = (w: number, boost: boolean): number => ((boost ? mask[w]! : ~mask[w]!) & (w === words - 1 ? tail : -1)) >>> 0;
+  let allowed = 0;
+  for (let w = 0; w < words; w++) allowed += popcount(word(w, true));
+  const boost = allowed <= vocabularySize / 2;
+  const keys = new Uint32Array(boost ? allowed : vocabularySize - allowed);
   let n = 0;
-  for (let id = 0; id < vocabularySize; id++) if (!hasBit(mask, id)) forbidden[n++] = id;
-  return { keys: forbidden, values: new Float32Array(forbidden.length).fill(-Infinity), allowed: allowed.length };
+  for (let w = 0; w < words; w++) {
+    for (let bits = word(w, boost); bits !== 0; bits &= bits - 1) keys[n++] = w * 32 + (31 - Math.clz32(bits & -bits));
+  }
+  return { keys, values: new Float32Array(keys.length).fill(boost ? BOOST : -Infinity), allowed };
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 type Choice = { readonly token: Token; readonly intervention?: Intervention } | { readonly unsatisfiable: true };
