@@ -185,7 +185,7 @@ export function describeDecoding(
     choice.parallel !== undefined
       ? 'as asked (--parallel)'
       : info.backend === 'cpu'
-        ? `the default on the CPU: in the generation bench on 2 CPU cores, 4 sequences in one batch decoded 1.5 to 2.1× the tokens/s of one on 12×512 models, 1.4 to 1.8× on a tiny one: the CPU decode of 4 tokens costs about twice one${fallback}`
+        ? `the default on the CPU: in the generation bench on 2 CPU cores, 4 sequences in one batch decoded 1.6 to 2.1× the tokens/s of one on 12×512 models, 1.3 to 1.8× on a tiny one: the CPU decode of 4 tokens costs 2 to 3 times one${fallback}`
         : `the default on a GPU: in the generation bench on an H100, 8 sequences in one batch decoded 3.7 to 4.7× the tokens/s of one on 12×512 models, 4 sequences 2.6 to 2.9×${fallback}`;
   const threads = choice.threads !== undefined ? 'as asked (--threads)' : info.threadsReason;
   return `decoding: ${sequences} sequence${sequences === 1 ? '' : 's'} at a time (${why}); ${info.threads} CPU thread${info.threads === 1 ? '' : 's'} (${threads})`;
