@@ -6,6 +6,6 @@ export { describeDecoding, describeRuntime, loadRuntime, physicalCores, sha256Fi
 export type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 export { localBackend, type LocalOptions } from './local.js';
 export { remoteBackend, type RemoteOptions } from './remote.js';
-export { cachedSha256, type HashStore } from './hashCache.js';
+export { cachedSha256, fileStamp, type FileStamp, type HashStore } from './hashCache.js';
 export { inspectModel, isGgufFile, parametersLabel, type MemoryState, type ModelFitEstimate, type ModelMetadata } from './modelInfo.js';
 export { startModelDownload, type ModelDownload } from './download.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Output, Parsed } from '../api/contract.js';
 import type { Download, Model } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { cachedSha256, inspectModel, isGgufFile, parametersLabel, startModelDownload, type MemoryState, type ModelDownload, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
+import { cachedSha256, fileStamp, inspectModel, isGgufFile, parametersLabel, startModelDownload, type MemoryState, type ModelDownload, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
 import type { ModelRepository, ModelRow } from '../store/models.js';
 
 export interface ModelLibraryOptions {
@@ -39,8 +39,7 @@ export class ModelLibrary {
     let present = true;
     let sha: string | null = null;
     try {
-      const stat = fs.statSync(row.path);
-      sha = this.options.models.cachedHash(row.path, stat.size, stat.mtimeMs) ?? null;
+      sha = this.options.models.cachedHash(row.path, fileStamp(row.path)) ?? null;
     } catch {
       present = false;
     }
@@ -74,7 +73,7 @@ export class ModelLibrary {
     return this.toModel(row);
   }
 
-  /** The model file's sha-256 through the hash cache (hashed once per path, size and mtime). */
+  /** The model file's sha-256 through the hash cache (hashed once per path and stamp: size, mtime, ctime, inode). */
   sha256(file: string): string {
     return cachedSha256(file, this.options.models);
   }

@@ -208,4 +208,8 @@ export const MIGRATIONS: readonly string[] = [
   /* 7: the process running a synthesis job, so another process sharing the database neither shows it interrupted nor resumes it twice */ `
   ALTER TABLE synthesis_jobs ADD COLUMN owner_pid INTEGER;   -- NULL once the job stopped
   `,
+  /* 8: the hash cache also keys on ctime and inode (as git's index), which cp -p, rsync -t and tar do not restore; older rows (NULL) are hashed again once */ `
+  ALTER TABLE file_hashes ADD COLUMN ctime_ms REAL;
+  ALTER TABLE file_hashes ADD COLUMN ino TEXT;
+  `,
 ];

@@ -1,6 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { Store } from './store.js';
 
+/** A file's identity as the hash cache keys it (main/generation/hashCache.ts says why each part). */
+export interface FileStamp {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: string;
+}
+
 export interface ModelRow {
   readonly id: number;
   readonly path: string;
@@ -10,7 +18,7 @@ export interface ModelRow {
   readonly addedAt: string;
 }
 
-/** The model library and the cache of file hashes (keyed by path, size and mtime). */
+/** The model library and the cache of file hashes (keyed by path, size, mtime, ctime and inode). */
 export class ModelRepository {
   private readonly db: Database.Database;
 
@@ -41,12 +49,12 @@ export class ModelRepository {
     return this.db.prepare('DELETE FROM models WHERE id = ?').run(id).changes > 0;
   }
 
-  cachedHash(file: string, size: number, mtimeMs: number): string | undefined {
-    const row = this.db.prepare('SELECT sha256 FROM file_hashes WHERE path = ? AND size = ? AND mtime_ms = ?').get(file, size, mtimeMs) as { sha256: string } | undefined;
+  cachedHash(file: string, stamp: FileStamp): string | undefined {
+    const row = this.db.prepare('SELECT sha256 FROM file_hashes WHERE path = ? AND size = ? AND mtime_ms = ? AND ctime_ms = ? AND ino = ?').get(file, stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino) as { sha256: string } | undefined;
     return row?.sha256;
   }
 
-  putHash(file: string, size: number, mtimeMs: number, sha256: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO file_hashes (path, size, mtime_ms, sha256) VALUES (?, ?, ?, ?)').run(file, size, mtimeMs, sha256);
+  putHash(file: string, stamp: FileStamp, sha256: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO file_hashes (path, size, mtime_ms, ctime_ms, ino, sha256) VALUES (?, ?, ?, ?, ?, ?)').run(file, stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, sha256);
   }
 }
