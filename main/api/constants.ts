@@ -116,3 +116,14 @@ export const FAILURE_CLASSES = [
   'timeout',
   'unsatisfiable',
 ] as const;
+
+/**
+ * How a synthesis job's status reads: "finished with 3 errors" rather than a bare "finished" a
+ * reader takes for a clean job (SynthesisJob's status and counts; typed structurally, free of zod).
+ */
+export function jobStatusText(job: { readonly status: string; readonly counts: { readonly failed: number } }): string {
+  const { failed } = job.counts;
+  if (job.status === 'finished' && failed > 0) return `finished with ${failed} ${failed === 1 ? 'error' : 'errors'}`;
+  if (job.status === 'failed') return `failed (${failed === 1 ? 'its endpoint' : `all ${failed} endpoints`})`;
+  return job.status;
+}

@@ -46,8 +46,12 @@ export const SynthesisJobSchema = z.object({
   datasetId: z.number().int(),
   provider: SynthesisProviderSchema,
   model: z.string(),
-  /** `interrupted`: stored as running, but no process is running it (killed); resume it. */
-  status: z.enum(['running', 'cancelled', 'finished', 'interrupted']),
+  /**
+   * `interrupted`: stored as running, but no process is running it (killed); resume it.
+   * `failed`: every endpoint it asked for failed (none done); `finished` may still hold failures
+   * (`counts.failed`): "finished with N errors", resumable to retry them.
+   */
+  status: z.enum(['running', 'cancelled', 'finished', 'failed', 'interrupted']),
   settings: SynthesisSettingsSchema,
   createdAt: z.string(),
   finishedAt: z.string().nullable(),

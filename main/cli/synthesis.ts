@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { WapiiError } from '../api/result.js';
 import type { DatasetSummary } from '../api/schemas.js';
+import { jobStatusText } from '../api/constants.js';
 import { SYNTHESIS_PROVIDERS, type SynthesisJob } from '../api/synthesis.js';
 import { localClient, openWorkbench, type Workbench } from '../service/index.js';
 import type { CliIo } from './program.js';
@@ -34,7 +35,7 @@ function parseEndpoints(text: string): 'uncovered' | 'all' | string[] {
 export function describeJob(job: SynthesisJob): string {
   const { counts, usage } = job;
   const lines = [
-    `synthesis job ${job.id} (${job.provider} ${job.model}) ${job.status}: ${counts.done} of ${counts.endpoints} endpoints done, ${counts.samples} samples stored, ${counts.failed} failed${counts.pending ? `, ${counts.pending} not asked yet` : ''}`,
+    `synthesis job ${job.id} (${job.provider} ${job.model}) ${jobStatusText(job)}: ${counts.done} of ${counts.endpoints} endpoints done, ${counts.samples} samples stored, ${counts.failed} failed${counts.pending ? `, ${counts.pending} not asked yet` : ''}`,
     `  ${usage.requests} requests, ${usage.retries} retries, ${usage.inputTokens} input + ${usage.outputTokens} output tokens, estimated cost $${job.costUsd.toFixed(4)}`,
   ];
   for (const e of job.endpoints.filter((x) => x.status === 'failed')) lines.push(`  failed ${e.api} ${e.endpoint}: ${e.failure}: ${e.message ?? ''}`);

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { DEMO_SPECS, tempDir } from '../../test/support/paths.js';
 import type { WorkbenchApi } from '../api/contract.js';
 import { environmentKeys } from './apiKeys.js';
 import { mayReceiveKey } from './synthesis.js';
+import { jobStatusText } from '../api/constants.js';
 import { localClient, readDemo, WorkbenchService } from './index.js';
 import { Store } from '../store/index.js';
 
@@ -164,6 +167,8 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     standIn.respond.current = () => errorReply(400, 'API key not valid. Please pass a valid API key.');
     const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, endpoints: ['GET /carriers'], wait: true });
     expect(job.endpoints[0]).toMatchObject({ status: 'failed', failure: 'provider_error', message: 'Gemini answered 400: API key not valid. Please pass a valid API key.' });
+    // Every endpoint failed: the job reads failed, not finished.
+    expect(job.status).toBe('failed');
     expect(standIn.requests).toHaveLength(1); // a 400 is not retried
     expect(store.counts()).toMatchObject({ samples: 21 });
     expect(store.synthesis.counts()).toMatchObject({ sample_provenance: 0 });
@@ -172,6 +177,50 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     await expect(client.synthesize({ datasetId, provider: 'gemini', endpoints: ['GET /nowhere'] })).rejects.toThrow(/no endpoint "GET \/nowhere" in the spec of harbor/);
     expect(await client.getApiKeyStatus({})).toEqual([{ provider: 'gemini', set: true, source: 'environment' }, { provider: 'openai', set: false, source: 'none' }]);
     await expect(client.saveApiKey({ provider: 'gemini', key: KEY })).rejects.toThrow(/read from the environment here/);
+  });
+
+  it('never follows a redirect to another origin with the key: the call fails naming that origin, and the other server sees nothing', async () => {
+    const other = http.createServer((req, res) => {
+      otherSaw.push(req.headers);
+      res.end('{}');
+    });
+    const otherSaw: http.IncomingHttpHeaders[] = [];
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      standIn.respond.current = (request) => ({ status: 307, headers: { location: `${otherUrl}${request.path}` }, body: {} });
+      const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, endpoints: ['GET /carriers'], wait: true });
+      expect(otherSaw).toEqual([]);
+      expect(standIn.requests).toHaveLength(1); // refused, not retried
+      expect(job.endpoints[0]).toMatchObject({ status: 'failed', failure: 'provider_error', message: expect.stringContaining(`redirected to another origin (${otherUrl})`) });
+      expect(job.status).toBe('failed');
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
+  it('keeps at most the asked number of samples from an answer that gives more, and says how many it dropped', async () => {
+    const answer = answers.get('GET /carriers')!;
+    const copies = Array.from({ length: 301 }, (_, i) => ({ ...answer, task: `${answer.task} (${i})` }));
+    standIn.respond.current = () => samplesReply(copies);
+    const before = store.counts();
+    const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, endpoints: ['GET /carriers'], wait: true });
+    expect(job).toMatchObject({ status: 'finished', counts: { done: 1, failed: 0, samples: 1 } });
+    expect(job.endpoints[0]).toMatchObject({ status: 'done', samples: 1, message: 'the answer gave 301 samples; kept the 1 asked for, dropped 300' });
+    expect(store.counts()['samples']! - before['samples']!).toBe(1);
+    expect(logs.join('\n')).toContain('dropped 300 samples beyond the 1 asked for');
+  });
+
+  it('a job with some endpoints failed reads "finished with N errors" and Retry errors asks only for those', async () => {
+    standIn.respond.current = (request) => (request.asked[0] === 'GET /webhooks' || request.asked[0] === 'POST /webhooks' ? safetyReply() : good(request));
+    const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, batchSize: 1, concurrency: 2, wait: true });
+    expect(job).toMatchObject({ status: 'finished', counts: { done: 5, failed: 2 } });
+    expect(jobStatusText(job)).toBe('finished with 2 errors');
+    const asked = standIn.requests.length;
+    standIn.respond.current = good;
+    const retried = await client.resumeSynthesis({ jobId: job.id, wait: true });
+    expect(standIn.requests.slice(asked).map((r) => r.asked[0]).sort()).toEqual(['GET /webhooks', 'POST /webhooks']);
+    expect(jobStatusText(retried)).toBe('finished');
   });
 
   it('cancels a running job; its open endpoints stay for a resume', async () => {

@@ -247,7 +247,7 @@ export class SynthesisJobs {
     await using executor: Executor = createExecutor({ workers: 1 });
     await using owned = provider;
     const sink: JobSink = {
-      accept: async (batch, prompt, answer, samples) => {
+      accept: async (batch, prompt, answer, samples, dropped) => {
         const spec = specs.get(batch.api);
         const records: SynthesizedSampleRecord[] = [];
         const taken = new Set<string>();
@@ -269,7 +269,9 @@ export class SynthesisJobs {
           author: this.ctx.author,
           answer: { promptHash: prompt.hash, raw: answer.text, finish: answer.finish },
           samples: records,
+          notes: new Map([...dropped].map(([endpoint, n]) => [endpoint, `the answer gave ${n + settings.samplesPerEndpoint} samples; kept the ${settings.samplesPerEndpoint} asked for, dropped ${n}`])),
         });
+        for (const [endpoint, n] of dropped) this.ctx.log(`${task}: ${batch.api} ${endpoint}: dropped ${n} samples beyond the ${settings.samplesPerEndpoint} asked for`);
         this.ctx.emit({ type: 'datasetsChanged' });
       },
       fail: (batch, keys, failure, prompt, answer) => {
@@ -285,6 +287,7 @@ export class SynthesisJobs {
       sink,
       signal,
     );
+    // Stored `finished`; a job with no endpoint done reads `failed` (SynthesisRepository.toJob).
     repo.setStatus(jobId, cancelled ? 'cancelled' : 'finished');
     this.ctx.emit({ type: 'datasetsChanged' });
   }

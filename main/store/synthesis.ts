@@ -83,12 +83,15 @@ export class SynthesisRepository {
   private toJob(row: JobRow, active: Active): SynthesisJob {
     const endpoints = this.endpointsOf(row.id);
     const count = (status: SynthesisEndpoint['status']): number => endpoints.filter((e) => e.status === status).length;
+    // A finished job that stored nothing, every endpoint failed, has failed (read, not stored: the
+    // stored status says whether the job ran to its end; what it got decides how it reads).
+    const failed = row.status === 'finished' && count('done') === 0 && count('failed') > 0;
     return {
       id: row.id,
       datasetId: row.dataset_id,
       provider: row.provider,
       model: row.model,
-      status: row.status === 'running' && !active(row.id, row.owner_pid) ? 'interrupted' : row.status,
+      status: row.status === 'running' && !active(row.id, row.owner_pid) ? 'interrupted' : failed ? 'failed' : row.status,
       settings: JSON.parse(row.settings) as Settings,
       createdAt: row.created_at,
       finishedAt: row.finished_at,
@@ -186,6 +189,8 @@ export class SynthesisRepository {
     readonly author: string;
     readonly answer: StoredAnswer;
     readonly samples: readonly SynthesizedSampleRecord[];
+    /** What to say on an endpoint made done (samples beyond the asked number dropped), by endpoint. */
+    readonly notes?: ReadonlyMap<string, string>;
   }): void {
     this.db.transaction(() => {
       const at = now();
@@ -206,9 +211,9 @@ export class SynthesisRepository {
         perEndpoint.set(s.endpoint, (perEndpoint.get(s.endpoint) ?? 0) + 1);
       }
       const done = this.db.prepare(
-        "UPDATE synthesis_endpoints SET status = 'done', samples = ?, failure = NULL, message = NULL, answer_id = ?, prompt_hash = ?, attempts = attempts + 1, updated_at = ? WHERE job_id = ? AND api = ? AND endpoint = ?",
+        "UPDATE synthesis_endpoints SET status = 'done', samples = ?, failure = NULL, message = ?, answer_id = ?, prompt_hash = ?, attempts = attempts + 1, updated_at = ? WHERE job_id = ? AND api = ? AND endpoint = ?",
       );
-      for (const [endpoint, n] of perEndpoint) done.run(n, answerId, input.answer.promptHash, at, input.jobId, input.api, endpoint);
+      for (const [endpoint, n] of perEndpoint) done.run(n, input.notes?.get(endpoint) ?? null, answerId, input.answer.promptHash, at, input.jobId, input.api, endpoint);
     }).immediate();
   }
 

@@ -103,7 +103,13 @@ export interface SynthesizedSample {
 }
 
 export type ReadAnswer =
-  | { readonly ok: true; readonly samples: readonly SynthesizedSample[]; readonly missing: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly samples: readonly SynthesizedSample[];
+      readonly missing: readonly string[];
+      /** Samples beyond the asked number per endpoint, left out, by endpoint (absent: none). */
+      readonly dropped: ReadonlyMap<string, number>;
+    }
   | { readonly ok: false; readonly failure: AnswerFailure };
 
 const AnswerSchema = z.object({ samples: z.array(z.object({ task: z.string().trim().min(1), config: RequestConfigSchema })) });
@@ -148,9 +154,12 @@ function endsEarly(text: string): boolean {
 /**
  * Reads a provider's answer against the endpoints asked for. All or nothing: an answer that is
  * blocked, cut off, not JSON, not in the format, or holds a sample for an endpoint not asked for
- * gives no sample at all. Asked endpoints the answer left out come back as `missing`.
+ * gives no sample at all. Asked endpoints the answer left out come back as `missing`. An answer
+ * that gives more than `perEndpoint` samples for an endpoint keeps the first ones, in its order,
+ * and says how many it left out (`dropped`): a provider that ignores the count must not fill the
+ * dataset (one answer gave 301 samples for 1 endpoint × 1).
  */
-export function readAnswer(answer: ProviderAnswer, spec: ApiSpec, asked: readonly Endpoint[]): ReadAnswer {
+export function readAnswer(answer: ProviderAnswer, spec: ApiSpec, asked: readonly Endpoint[], perEndpoint = 1): ReadAnswer {
   const failure = (kind: FailureKind, message: string): ReadAnswer => ({ ok: false, failure: { kind, message } });
   if (answer.finish === 'blocked') return failure('blocked', `the provider blocked the answer (${answer.finishReason ?? 'safety'})`);
   const text = answer.text.trim().replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/, '$1');
@@ -172,14 +181,22 @@ export function readAnswer(answer: ProviderAnswer, spec: ApiSpec, asked: readonl
   }
   const askedKeys = new Set(asked.map(endpointKey));
   const samples: SynthesizedSample[] = [];
+  const kept = new Map<string, number>();
+  const dropped = new Map<string, number>();
   for (const [i, s] of parsed.data.samples.entries()) {
     const endpoint = resolveEndpoint(spec, s.config.url, s.config.method).endpoint;
     const key = endpoint ? endpointKey(endpoint) : `${s.config.method.toUpperCase()} ${s.config.url}`;
     if (!endpoint || !askedKeys.has(key)) {
       return failure('unasked_endpoint', `sample ${i} is for ${endpoint ? key : `${key}, which matches no endpoint of the spec`}, which was not asked for (asked: ${[...askedKeys].join(', ')})`);
     }
+    const n = kept.get(key) ?? 0;
+    if (n >= perEndpoint) {
+      dropped.set(key, (dropped.get(key) ?? 0) + 1);
+      continue;
+    }
+    kept.set(key, n + 1);
     samples.push({ endpoint: key, task: s.task.trim(), config: asAxiosConfig(s.config) });
   }
   const covered = new Set(samples.map((s) => s.endpoint));
-  return { ok: true, samples, missing: [...askedKeys].filter((k) => !covered.has(k)) };
+  return { ok: true, samples, missing: [...askedKeys].filter((k) => !covered.has(k)), dropped };
 }

@@ -1,4 +1,5 @@
 import { ApiError, FinishReason, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { sameOriginFetch } from './sameOrigin.js';
 import { isRetryableStatus, parseRetryAfter, ProviderError, type FinishKind, type ProviderAnswer, type SynthesisProvider, type SynthesisRequest } from './provider.js';
 
 /** The generally available Pro model (previews are retired on short notice). */
@@ -46,8 +47,10 @@ export function geminiProvider(options: GeminiOptions): SynthesisProvider {
     maxOutputTokens,
     async generate(request: SynthesisRequest): Promise<ProviderAnswer> {
       let retryAfter: string | null = null;
+      // The key travels in a header on every call: never after a redirect to another origin.
+      const keyFetch = sameOriginFetch();
       const recordingFetch: typeof fetch = async (input, init) => {
-        const response = await fetch(input, init);
+        const response = await keyFetch(input, init);
         retryAfter = response.headers.get('retry-after');
         return response;
       };
@@ -67,6 +70,7 @@ export function geminiProvider(options: GeminiOptions): SynthesisProvider {
           },
         });
       } catch (error) {
+        if (error instanceof ProviderError) throw error;
         if (error instanceof ApiError) {
           // The SDK puts the whole error body in the message; the first line of its text is enough.
           const detail = /"message"\s*:\s*"([^"]{0,200})/.exec(error.message)?.[1] ?? error.message.slice(0, 200);

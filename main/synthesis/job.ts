@@ -37,7 +37,8 @@ export interface Batch {
  * once, so storing them can be one transaction; a failure names the endpoints it concerns.
  */
 export interface JobSink {
-  accept(batch: Batch, prompt: SynthesisPrompt, answer: ProviderAnswer, samples: readonly SynthesizedSample[]): Promise<void>;
+  /** `dropped`: samples beyond the asked number the answer gave per endpoint, left out. */
+  accept(batch: Batch, prompt: SynthesisPrompt, answer: ProviderAnswer, samples: readonly SynthesizedSample[], dropped: ReadonlyMap<string, number>): Promise<void>;
   fail(batch: Batch, keys: readonly string[], failure: AnswerFailure, prompt: SynthesisPrompt | undefined, answer: ProviderAnswer | undefined): void;
   usage(usage: TokenUsage): void;
   retry(error: ProviderError, batch: Batch): void;
@@ -95,12 +96,12 @@ export async function runSynthesisJob(provider: SynthesisProvider, plan: JobPlan
     }
     sink.usage(answer.usage);
     if (signal?.aborted) return;
-    const read = readAnswer(answer, batch.spec, batch.endpoints);
+    const read = readAnswer(answer, batch.spec, batch.endpoints, plan.samplesPerEndpoint);
     if (!read.ok) {
       sink.fail(batch, batch.keys, read.failure, prompt.value, answer);
       return;
     }
-    if (read.samples.length > 0) await sink.accept(batch, prompt.value, answer, read.samples);
+    if (read.samples.length > 0) await sink.accept(batch, prompt.value, answer, read.samples, read.dropped);
     if (read.missing.length > 0) sink.fail(batch, read.missing, { kind: 'missing', message: 'the answer holds no sample for this endpoint' }, prompt.value, answer);
   };
   // A batch that throws (the store cannot write) keeps the batches not yet begun from starting,

@@ -1,3 +1,4 @@
+import { sameOriginFetch } from './sameOrigin.js';
 import { isRetryableStatus, parseRetryAfter, ProviderError, type FinishKind, type ProviderAnswer, type SynthesisProvider, type SynthesisRequest } from './provider.js';
 
 export interface OpenAiOptions {
@@ -27,7 +28,8 @@ const finishOf = (reason: string | null | undefined, refusal: string | null | un
 export function openAiProvider(options: OpenAiOptions): SynthesisProvider {
   const base = options.baseUrl.replace(/\/+$/, '');
   const endpoint = /\/v1$/.test(base) ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
-  const doFetch = options.fetch ?? fetch;
+  // With a key, a redirect is followed only within the endpoint's origin (the key is a header).
+  const doFetch = options.apiKey ? sameOriginFetch(options.fetch ?? fetch) : (options.fetch ?? fetch);
   const maxOutputTokens = options.maxOutputTokens ?? 16_384;
   return {
     name: 'openai',
@@ -53,7 +55,7 @@ export function openAiProvider(options: OpenAiOptions): SynthesisProvider {
           ...(request.signal ? { signal: request.signal } : {}),
         });
       } catch (error) {
-        if (request.signal?.aborted) throw error;
+        if (request.signal?.aborted || error instanceof ProviderError) throw error;
         throw new ProviderError(`cannot reach ${endpoint}: ${error instanceof Error ? error.message : String(error)}`, undefined, true);
       }
       const text = await response.text();

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { Input, Output } from '../../../../main/api/contract.js';
+import { jobStatusText } from '../../../../main/api/constants.js';
 import { getClient } from '../../client.js';
 import { attempt } from '../../notices.js';
 import { useReview } from '../review/reviewStore.js';
@@ -250,7 +251,9 @@ function JobCard({ job, onChange, onReview }: { job: Job; onChange: () => void; 
         <strong>
           Job {job.id} · {job.provider} {job.model}
         </strong>
-        <span className={`job-status ${job.status}`}>{job.status}</span>
+        <span className={`job-status ${job.status}`} data-testid="job-status">
+          {jobStatusText(job)}
+        </span>
       </div>
       <progress max={counts.endpoints} value={done} aria-label="endpoints done" />
       <p className="small" data-testid="job-counts">
@@ -266,6 +269,11 @@ function JobCard({ job, onChange, onReview }: { job: Job; onChange: () => void; 
         {(job.status === 'cancelled' || job.status === 'interrupted') && (
           <button className="secondary" onClick={async () => (await attempt(() => client.resumeSynthesis({ jobId: job.id }))) && onChange()}>
             Resume
+          </button>
+        )}
+        {(job.status === 'finished' || job.status === 'failed') && counts.failed > 0 && (
+          <button className="secondary" title="ask again for the endpoints that failed" onClick={async () => (await attempt(() => client.resumeSynthesis({ jobId: job.id }))) && onChange()}>
+            Retry errors
           </button>
         )}
         {job.status !== 'running' && counts.samples > 0 && (
