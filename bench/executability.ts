@@ -1,5 +1,5 @@
 import type { BundledVocabulary } from '../main/generation/index.js';
-import type { Setup } from '../main/prompt/index.js';
+import type { CompletionMode } from '../main/prompt/index.js';
 import { constrainedRun, EXECUTABILITY_SAMPLING, type ExecutabilityTally } from '../test/support/executability.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
 
@@ -26,7 +26,7 @@ export async function benchExecutability(): Promise<void> {
   const tallies: ExecutabilityTally[] = [];
   const vocabularies = (process.env['WAPII_BENCH_VOCABULARIES']?.split(',') ?? ['qwen2', 'llama-spm']) as BundledVocabulary[];
   for (const vocabulary of vocabularies) {
-    for (const setup of ['full', 'argument'] as Setup[]) {
+    for (const setup of ['full', 'argument'] as CompletionMode[]) {
       const t = await constrainedRun({ vocabulary, setup, samples, indices, specs, maxTokens });
       tallies.push(t);
       console.log(`| ${vocabulary} | ${setup} | ${t.outputs} | ${t.executable} (${fmt((t.executable / Math.max(1, t.outputs)) * 100)}%) | ${t.illegal} | ${t.timeouts} | ${t.tokens} | ${fmt(t.seconds, 0)} |`);

@@ -7,7 +7,7 @@ import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, LOCATION_ROWS } from '../api/co
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
 import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
-import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type Setup } from '../prompt/index.js';
+import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type CompletionMode } from '../prompt/index.js';
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
@@ -129,7 +129,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       if (opts['specs'] === undefined) return runOnStoredDataset(program, io, opts, draw, reportText);
       if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
       if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
-      const setup = str('setup') as Setup;
+      const setup = str('setup') as CompletionMode;
       const chat = opts['chat'] === undefined ? undefined : (str('chat') as NonNullable<LocalOptions['chatWrapper']>);
       if (chat && opts['remote']) throw new WapiiError('bad_input', '--chat works with a local --model; a remote server takes completion prompts');
       const constrained = str('setting') === 'constrained';
@@ -197,7 +197,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
             executor,
             samples: condition.name === 'none' ? samples : withKnowledge(samples, all, specs, condition),
             specs,
-            plan: { setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings: { ...settings, ...knowledge }, manifest: { ...manifest, knowledge: condition.name }, dataset: path.resolve(str('dataset')) },
+            plan: { mode: setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings: { ...settings, ...knowledge }, manifest: { ...manifest, knowledge: condition.name }, dataset: path.resolve(str('dataset')) },
             ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
             ...(opts['retryErrors'] ? { retryErrors: true } : {}),
             ...(io.signal ? { signal: io.signal } : {}),

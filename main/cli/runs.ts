@@ -6,6 +6,7 @@ import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
 import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';
 import type { z } from 'zod';
+import type { CompletionMode } from '../prompt/index.js';
 import type { CliIo } from './program.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
@@ -66,7 +67,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       datasetId: dataset.id,
       model,
       subset,
-      setup: str('setup') as 'full' | 'argument',
+      setup: str('setup') as CompletionMode,
       setting: str('setting') as 'unconstrained' | 'constrained',
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },

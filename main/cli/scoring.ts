@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { parseDataset } from '../dataset/index.js';
 import { createExecutor } from '../execution/index.js';
-import { oracleProgram, type CallStyle, type Quote, type Setup } from '../prompt/index.js';
+import { oracleProgram, type CallStyle, type CompletionMode, type Quote } from '../prompt/index.js';
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
@@ -96,7 +96,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--quotes <quotes>', 'string quote style').choices(['single', 'double', 'backtick']).default('single'))
     .addOption(new Option('--style <style>', 'promise chain or await').choices(['then', 'await']).default('then'))
     .requiredOption('--out <dir>', 'folder for the NNNN.js files')
-    .action(async (opts: { dataset: string; setup: Setup; quotes: Quote; style: CallStyle; out: string }) => {
+    .action(async (opts: { dataset: string; setup: CompletionMode; quotes: Quote; style: CallStyle; out: string }) => {
       const file = unwrap(readFileInput(opts.dataset));
       const samples = unwrap(parseDataset(file.content, file.filename));
       const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, oracleProgram(s, opts.setup, opts.quotes, opts.style).program]));

@@ -1,6 +1,7 @@
 /**
  * Extraction of the invocation from generated text (scoring.md §2), before execution.
  */
+import type { Setup } from '../api/setup.js';
 
 export type CutRule = '.then' | '.catch' | '.finally' | '});' | '}\n);' | ');' | ';' | '\naxios.' | '```';
 
@@ -24,8 +25,17 @@ export type Extraction =
     }
   | { readonly status: 'no_request' | 'incomplete_request'; readonly message: string };
 
-export function extractInvocation(text: string): Extraction {
-  const start = text.indexOf('axios.');
+/**
+ * Where the call search starts in `text`: after the setup's own starter code when the text begins
+ * with it (a starter may hold calls of its own before the one the model completes), else at 0.
+ */
+export function searchStart(text: string, setup: Pick<Setup, 'starter' | 'callStart'> | undefined): number {
+  if (!setup) return 0;
+  return text.startsWith(setup.starter.slice(0, setup.callStart)) ? setup.callStart : 0;
+}
+
+export function extractInvocation(text: string, setup?: Pick<Setup, 'starter' | 'callStart'>): Extraction {
+  const start = text.indexOf('axios.', searchStart(text, setup));
   if (start < 0) return { status: 'no_request', message: 'the code contains no `axios.` call' };
   const offset = start + 'axios.'.length;
   for (const rule of CUT_RULES) {

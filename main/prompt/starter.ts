@@ -1,7 +1,3 @@
-import type { RequestConfig } from '../api/schemas.js';
-
-/** The paper's two setups: the model completes after `axios.`, or after `axios.<method>('<url>',`. */
-export type Setup = 'full' | 'argument';
 export type Quote = 'single' | 'double' | 'backtick';
 export const QUOTES: Record<Quote, string> = { single: "'", double: '"', backtick: '`' };
 
@@ -15,13 +11,4 @@ export function stringLiteral(value: string, quote: Quote = 'single'): string {
 }
 
 /** The comment line(s) stating the task; a newline in the task starts another comment line. */
-const taskComment = (task: string): string => task.split(/\r?\n/).map((line) => `// ${line}`).join('\n');
-
-/**
- * The starter code of a setup, as WAPIIBench writes it: the task as a comment, the Axios import,
- * then `axios.` (full completion) or `axios.<method>('<url>',` (argument completion).
- */
-export function starterCode(setup: Setup, task: string, config: Pick<RequestConfig, 'method' | 'url'>, quote: Quote = 'single', awaitStyle = false): string {
-  const head = `${taskComment(task)}\nconst axios = require('axios');\n\n${awaitStyle ? 'const response = await ' : ''}axios.`;
-  return setup === 'full' ? head : `${head}${config.method.toLowerCase()}(${stringLiteral(config.url, quote)},`;
-}
+export const taskComment = (task: string): string => task.split(/\r?\n/).map((line) => `// ${line}`).join('\n');

@@ -1,4 +1,5 @@
 import type { RequestConfig } from '../api/schemas.js';
+import type { Setup } from '../api/setup.js';
 import { extractInvocation, normalizeCaptured, referenceProgram, type CapturedRequest, type CutRule, type Execution, type Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { compareRequest, expectedOnly, type CompatMode, type ErrorVerdict, type Verdict } from '../scoring/index.js';
@@ -23,11 +24,11 @@ const GENERATION_MARKERS: readonly [string, ErrorVerdict][] = [
  * Extract → execute → normalise → compare, for one program (scoring.md §2–§4). `default` runs
  * the program as written up to the cut; `reference` runs only the extracted call after an import.
  */
-export async function evaluateCode(text: string, expected: RequestConfig, spec: ApiSpec, executor: Pick<Executor, 'run'>, compat: CompatMode = 'default'): Promise<CodeEvaluation> {
+export async function evaluateCode(text: string, expected: RequestConfig, spec: ApiSpec, executor: Pick<Executor, 'run'>, compat: CompatMode = 'default', setup?: Setup): Promise<CodeEvaluation> {
   for (const [marker, error] of GENERATION_MARKERS) {
     if (text.trimEnd().endsWith(marker)) return { verdict: expectedOnly(spec, expected, error), extraction: { error: `generation ended in ${error}` } };
   }
-  const extraction = extractInvocation(text);
+  const extraction = extractInvocation(text, setup);
   if (extraction.status !== 'ok') return { verdict: expectedOnly(spec, expected, extraction.status), extraction: { error: extraction.message } };
   const run = await executor.run(compat === 'reference' ? referenceProgram(extraction.call) : extraction.program);
   const execution = { console: run.console, durationMs: run.durationMs, requests: run.requests.length, ...(run.error ? { error: run.error } : {}) };

@@ -30,7 +30,7 @@ describe('executeRun', () => {
       executor: { run: () => Promise.reject(new Error('not reached')) },
       samples,
       specs: new Map(),
-      plan: { setup: 'full', n: 1, seed: 0, settings: {}, manifest: {}, dataset: 'd' },
+      plan: { mode: 'full', n: 1, seed: 0, settings: {}, manifest: {}, dataset: 'd' },
     });
     await expect(run).rejects.toThrow('disk full');
     const after = writes;

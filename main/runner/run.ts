@@ -1,8 +1,9 @@
-import type { RequestConfig } from '../api/schemas.js';
+import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { CompletionMode, HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
 import type { GenerationBackend, Generation } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { promptFor, type PromptStyle, type Setup } from '../prompt/index.js';
+import { promptFor, setupFor, type PromptStyle } from '../prompt/index.js';
 import { classifyFailure, statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
 import { evaluateCode } from './evaluate.js';
@@ -15,6 +16,10 @@ export interface RunSample {
   readonly config: RequestConfig;
   /** Lines of API knowledge for the prompt (the run's knowledge condition; see withKnowledge). */
   readonly knowledge?: readonly string[];
+  /** A real-world sample's own starter code, definitions and template URL (see Setup). */
+  readonly starter_code?: string;
+  readonly definitions?: Readonly<Record<string, JsonValue>>;
+  readonly template_url?: string;
 }
 
 export interface RunProgress {
@@ -31,7 +36,10 @@ export interface RunProgress {
 }
 
 export interface RunPlan {
-  readonly setup: Setup;
+  /** Full or argument completion; each sample's Setup is built from it (its own starter, or the fixed one). */
+  readonly mode: CompletionMode;
+  /** The HTTP client the starters call (default: axios). */
+  readonly client?: HttpClient;
   /** Base models continue a completion prompt; chat models answer a chat prompt (default: completion). */
   readonly promptStyle?: PromptStyle;
   /** Outputs per sample. */
@@ -149,7 +157,8 @@ export async function executeRun(input: {
     const { sample, attempt } = item;
     current = sample;
     const spec = input.specs.get(sample.api);
-    const prompt = promptFor(plan.promptStyle ?? 'completion')(sample, plan.setup);
+    const setup = setupFor(sample, plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? 'axios' });
+    const prompt = promptFor(setup.style)(sample, setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
     let record: RunSampleRecord;
     try {
@@ -157,7 +166,7 @@ export async function executeRun(input: {
       const generation: Generation = await backend.slot(slot).generate({ prompt, api: sample.api, seed: plan.seed + sample.index * 1000 + attempt });
       const marker = generation.stop === 'timeout' ? '\n//timeout' : generation.stop === 'unsatisfiable' ? '\n//unsatisfiable' : '';
       const code = prompt.starter + generation.text + marker;
-      const evaluation = await evaluateCode(code, sample.config, spec, input.executor);
+      const evaluation = await evaluateCode(code, sample.config, spec, input.executor, 'default', setup);
       const { text: _text, ...meta } = generation;
       record = {
         ...base,

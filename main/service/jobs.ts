@@ -4,7 +4,7 @@ import type { RunProgressValue, RunStatus } from '../api/evaluation.js';
 import { createExecutor } from '../execution/index.js';
 import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import type { Setup } from '../prompt/index.js';
+import type { CompletionMode } from '../prompt/index.js';
 import { executeRun, type RunProgress, type RunSample } from '../runner/index.js';
 import type { Store } from '../store/index.js';
 import type { RunRepository, RunRow } from '../store/runs.js';
@@ -235,7 +235,7 @@ export class RunJobs {
         executor,
         samples,
         specs,
-        plan: { setup: run.settings['setup'] as Setup, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset },
+        plan: { mode: run.settings['setup'] as CompletionMode, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset },
         resume: runId,
         retryErrors,
         signal: controller.signal,

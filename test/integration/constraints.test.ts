@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ConstraintMatcher } from '../../main/constraints/index.js';
 import { checkSample, type SampleDraft } from '../../main/dataset/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import { oracleProgram, type Quote, type Setup } from '../../main/prompt/index.js';
+import { oracleProgram, type Quote, type CompletionMode } from '../../main/prompt/index.js';
 import { hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_SPECS } from '../support/paths.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
 
@@ -20,7 +20,7 @@ describe.runIf(hasWapiiBench)('constraints on the 395 WAPIIBench ground truths',
     ({ samples, specs } = await loadWapiiBench());
   });
 
-  const combos = (['full', 'argument'] as Setup[]).flatMap((setup) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [setup, quote] as const));
+  const combos = (['full', 'argument'] as CompletionMode[]).flatMap((setup) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [setup, quote] as const));
   it.each(combos)('accepts every ground truth but the contradicting ones: %s completion, %s quotes', (setup, quote) => {
     const rejected: number[] = [];
     samples.forEach((sample, index) => {

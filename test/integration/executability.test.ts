@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import type { BundledVocabulary } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import type { Setup } from '../../main/prompt/index.js';
+import type { CompletionMode } from '../../main/prompt/index.js';
 import { constrainedRun } from '../support/executability.js';
 import { hasVocabBundle } from '../support/vocab.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
@@ -21,7 +21,7 @@ describe.skipIf(!hasVocabBundle)('constrained code of a random model always runs
   });
 
   for (const vocabulary of ['qwen2', 'llama-spm'] as BundledVocabulary[]) {
-    for (const setup of ['full', 'argument'] as Setup[]) {
+    for (const setup of ['full', 'argument'] as CompletionMode[]) {
       it(`${vocabulary}, ${setup} completion: every output executable and legal, none timed out`, async () => {
         // Offset per setup, so the two setups see different samples.
         const indices = Array.from({ length: 16 }, (_, i) => (Math.floor((i * samples.length) / 16) + (setup === 'full' ? 0 : 7)) % samples.length);

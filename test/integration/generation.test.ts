@@ -4,7 +4,7 @@ import { createExecutor, extractInvocation } from '../../main/execution/index.js
 import type { SampleDraft } from '../../main/dataset/index.js';
 import { cachedTestModel, localBackend, loadRuntime, type BundledVocabulary, type Generation, type Runtime } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import { chatPrompt, completionPrompt, type Setup } from '../../main/prompt/index.js';
+import { chatPrompt, completionPrompt, type CompletionMode } from '../../main/prompt/index.js';
 import { hasVocabBundle } from '../support/vocab.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
 
@@ -20,8 +20,8 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
   });
 
   // One sample per API, spread over the file, in both setups.
-  const pick = (): { sample: SampleDraft; index: number; setup: Setup }[] => {
-    const out: { sample: SampleDraft; index: number; setup: Setup }[] = [];
+  const pick = (): { sample: SampleDraft; index: number; setup: CompletionMode }[] => {
+    const out: { sample: SampleDraft; index: number; setup: CompletionMode }[] = [];
     for (const api of [...new Set(samples.map((s) => s.api))]) {
       const index = samples.findIndex((s) => s.api === api);
       out.push({ sample: samples[index]!, index, setup: 'full' }, { sample: samples[index + 1]!, index: index + 1, setup: 'argument' });

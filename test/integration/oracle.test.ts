@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import { createExecutor } from '../../main/execution/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import { oracleProgram, type Quote, type Setup } from '../../main/prompt/index.js';
+import { oracleProgram, type Quote, type CompletionMode } from '../../main/prompt/index.js';
 import { scoreCodes } from '../../main/runner/index.js';
 import { Store } from '../../main/store/index.js';
 import { hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
@@ -25,7 +25,7 @@ describe.runIf(hasWapiiBench)('ground-truth programs of all 395 WAPIIBench sampl
   });
   afterAll(() => executor[Symbol.asyncDispose]());
 
-  const combos = (['full', 'argument'] as Setup[]).flatMap((setup) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [setup, quote] as const));
+  const combos = (['full', 'argument'] as CompletionMode[]).flatMap((setup) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [setup, quote] as const));
   it.each(combos)('score 395/395 correct, 0 illegal: %s completion, %s quotes', async (setup, quote) => {
     const codes = new Map(samples.map((s, i) => [i, oracleProgram(s, setup, quote, quote === 'double' ? 'await' : 'then').program]));
     const scores = await scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config })), codes, specs, executor });

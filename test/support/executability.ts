@@ -5,7 +5,7 @@ import type { SampleDraft } from '../../main/dataset/index.js';
 import { createExecutor } from '../../main/execution/index.js';
 import { cachedTestModel, localBackend, loadRuntime, type BundledVocabulary } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import type { Setup } from '../../main/prompt/index.js';
+import type { CompletionMode } from '../../main/prompt/index.js';
 import { executeRun } from '../../main/runner/index.js';
 import type { Verdict } from '../../main/scoring/index.js';
 import { Store } from '../../main/store/index.js';
@@ -23,7 +23,7 @@ export interface Failure {
 
 export interface ExecutabilityTally {
   readonly vocabulary: BundledVocabulary;
-  readonly setup: Setup;
+  readonly setup: CompletionMode;
   readonly outputs: number;
   readonly executable: number;
   readonly illegal: number;
@@ -44,7 +44,7 @@ export const EXECUTABILITY_SAMPLING = { temperature: 1, topK: 0, topP: 1 } as co
  */
 export async function constrainedRun(input: {
   readonly vocabulary: BundledVocabulary;
-  readonly setup: Setup;
+  readonly setup: CompletionMode;
   readonly samples: readonly SampleDraft[];
   /** Positions in `samples` to run. */
   readonly indices: readonly number[];
@@ -67,7 +67,7 @@ export async function constrainedRun(input: {
       executor,
       samples,
       specs: input.specs,
-      plan: { setup: input.setup, n: 1, seed: input.seed ?? 1, settings: { setup: input.setup, setting: 'constrained', ...EXECUTABILITY_SAMPLING }, manifest: {}, dataset: 'wapiibench' },
+      plan: { mode: input.setup, n: 1, seed: input.seed ?? 1, settings: { setup: input.setup, setting: 'constrained', ...EXECUTABILITY_SAMPLING }, manifest: {}, dataset: 'wapiibench' },
     });
     const run = store.getRun(runId)!;
     const failures: Failure[] = [];

@@ -1,0 +1,126 @@
+import { parse } from 'acorn-loose';
+import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { CompletionMode, HttpClient, PromptStyle, Setup } from '../api/setup.js';
+import { stringLiteral, taskComment, type Quote } from './starter.js';
+
+/** A sample as a setup needs it: the task and expected request, and a real-world sample's own starter. */
+export interface SetupSample {
+  readonly task: string;
+  readonly config: Pick<RequestConfig, 'method' | 'url'>;
+  /** Code from a real repository with a `// {task}` comment where the task goes (real-world dataset). */
+  readonly starter_code?: string;
+  /** Variables in scope at the call and their JSON values (real-world dataset). */
+  readonly definitions?: Readonly<Record<string, JsonValue>>;
+  /** The URL with `${name}` references to the definitions, used by argument completion's starter. */
+  readonly template_url?: string;
+}
+
+export interface SetupOptions {
+  readonly style?: PromptStyle;
+  readonly client?: HttpClient;
+  /** Quotes of the URL in the fixed starter of argument completion (the oracle writes all three). */
+  readonly quote?: Quote;
+  /** The fixed starter's `const response = await axios.` form (the oracle's await style). */
+  readonly awaitStyle?: boolean;
+}
+
+/** Modules the sandbox's `require` offers (execution/prelude.ts); other imports of a starter cannot run there. */
+const SANDBOX_MODULES: ReadonlySet<string> = new Set(['axios', 'form-data', 'url', 'querystring', 'node:url', 'node:querystring']);
+const AXIOS_IMPORT = "const axios = require('axios');\n";
+const CALL_OPENER: Record<HttpClient, string> = { axios: 'axios.', fetch: 'fetch(' };
+
+/** The setup of one sample: its own starter where it has one (real-world dataset), else the benchmark's fixed starter. */
+export function setupFor(sample: SetupSample, mode: CompletionMode, options: SetupOptions = {}): Setup {
+  const style = options.style ?? 'completion';
+  const client = options.client ?? 'axios';
+  if (sample.starter_code !== undefined) return sampleSetup(sample, sample.starter_code, mode, style, client);
+  const starter = fixedStarter(mode, sample.task, sample.config, options.quote ?? 'single', options.awaitStyle ?? false, client);
+  const callStart = starter.lastIndexOf(CALL_OPENER[client]);
+  return { mode, style, client, origin: 'fixed', starter, callStart, definitions: {}, callPrelude: client === 'axios' ? AXIOS_IMPORT : '' };
+}
+
+/**
+ * The benchmark's starter, as WAPIIBench writes it: the task as a comment, the Axios import, then
+ * `axios.` (full completion) or `axios.<method>('<url>',` (argument completion). With `fetch`, the
+ * global `fetch(` (full) or `fetch('<url>', {method: '<METHOD>',` (argument).
+ */
+export function fixedStarter(mode: CompletionMode, task: string, config: Pick<RequestConfig, 'method' | 'url'>, quote: Quote = 'single', awaitStyle = false, client: HttpClient = 'axios'): string {
+  const response = awaitStyle ? 'const response = await ' : '';
+  if (client === 'fetch') {
+    const head = `${taskComment(task)}\n\n${response}fetch(`;
+    return mode === 'full' ? head : `${head}${stringLiteral(config.url, quote)}, {\n  method: ${stringLiteral(config.method.toUpperCase(), quote === 'backtick' ? 'single' : quote)},`;
+  }
+  const head = `${taskComment(task)}\n${AXIOS_IMPORT}\n${response}axios.`;
+  return mode === 'full' ? head : `${head}${config.method.toLowerCase()}(${stringLiteral(config.url, quote)},`;
+}
+
+/**
+ * A sample's own starter, as upstream's `instantiate_prompt` writes it: `{task}` replaced by the
+ * task; argument completion appends `<method>(` and the URL, its `template_url` in backticks (so
+ * `${name}` reads the definitions) when it has one, else the URL in single quotes, and no comma
+ * (not every call has arguments after the URL).
+ */
+function sampleSetup(sample: SetupSample, code: string, mode: CompletionMode, style: PromptStyle, client: HttpClient): Setup {
+  const withTask = code.split('{task}').join(sample.task);
+  const own = withTask.endsWith(CALL_OPENER[client]) ? withTask.slice(0, -CALL_OPENER[client].length) : withTask;
+  const url = sample.template_url !== undefined ? `\`${sample.template_url.replace(/[`\\]/g, '\\$&')}\`` : stringLiteral(sample.config.url, 'single');
+  const call = mode === 'full' ? CALL_OPENER[client] : client === 'axios' ? `axios.${sample.config.method.toLowerCase()}(${url}` : `fetch(${url}, {\n  method: '${sample.config.method.toUpperCase()}',`;
+  const definitions = sample.definitions ?? {};
+  return { mode, style, client, origin: 'sample', starter: own + call, callStart: own.length, definitions, callPrelude: preludeOf(own, definitions, client) };
+}
+
+/**
+ * What a call cut out of a sample's own starter runs after: the starter's declarations that import
+ * a module the sandbox offers (a name the definitions give a value is left to them), the Axios
+ * import if none bound `axios`, then `const <name> = <json>;` per definition (upstream's
+ * `_create_variable_definitions`). A starter stops mid-function, so it is read error-tolerantly.
+ */
+function preludeOf(code: string, definitions: Readonly<Record<string, JsonValue>>, client: HttpClient): string {
+  const imports: string[] = [];
+  const bound = new Set<string>();
+  for (const node of walk(parse(code, { ecmaVersion: 'latest', sourceType: 'module', allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true }) as unknown as AnyNode)) {
+    if (node.type === 'ImportDeclaration') {
+      const source = (node['source'] as AnyNode | undefined)?.['value'];
+      const names = ((node['specifiers'] as AnyNode[] | undefined) ?? []).map((s) => (s['local'] as AnyNode)['name'] as string);
+      if (typeof source === 'string' && SANDBOX_MODULES.has(source) && !names.some((n) => n in definitions)) {
+        imports.push(code.slice(node.start, node.end));
+        names.forEach((n) => bound.add(n));
+      }
+    } else if (node.type === 'VariableDeclaration') {
+      const declarators = (node['declarations'] as AnyNode[] | undefined) ?? [];
+      const ids = declarators.map((d) => d['id'] as AnyNode);
+      if (declarators.length === 0 || !declarators.every((d) => requiresSandboxModule(d['init'] as AnyNode | null))) continue;
+      if (ids.some((id) => id.type !== 'Identifier' || (id['name'] as string) in definitions)) continue;
+      const text = code.slice(node.start, node.end);
+      imports.push(text.endsWith(';') ? text : `${text};`);
+      ids.forEach((id) => bound.add(id['name'] as string));
+    }
+  }
+  const head = client === 'axios' && !bound.has('axios') && !('axios' in definitions) ? [AXIOS_IMPORT.trimEnd()] : [];
+  const defs = Object.entries(definitions).map(([name, value]) => `const ${name} = ${JSON.stringify(value, null, 2)};`);
+  return [...head, ...imports, ...defs].map((line) => `${line}\n`).join('');
+}
+
+type AnyNode = { readonly type: string; readonly start: number; readonly end: number; readonly [key: string]: unknown };
+
+/** `require('<offered module>')`, or a property of it (`require('url').URL`). */
+function requiresSandboxModule(init: AnyNode | null): boolean {
+  let node = init;
+  while (node?.type === 'MemberExpression') node = node['object'] as AnyNode;
+  if (node?.type !== 'CallExpression') return false;
+  const callee = node['callee'] as AnyNode;
+  const args = node['arguments'] as AnyNode[];
+  return callee.type === 'Identifier' && callee['name'] === 'require' && args.length === 1 && args[0]!.type === 'Literal' && SANDBOX_MODULES.has(String(args[0]!['value']));
+}
+
+/** Every node of an ESTree, depth first, in source order. */
+function* walk(node: AnyNode): Generator<AnyNode> {
+  yield node;
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) {
+      for (const child of value) if (isNode(child)) yield* walk(child);
+    } else if (isNode(value)) yield* walk(value);
+  }
+}
+
+const isNode = (value: unknown): value is AnyNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
