@@ -47,6 +47,24 @@ export type VerdictValue = z.infer<typeof VerdictSchema>;
 export const StatisticsSchema = z.record(z.string(), z.union([z.number(), z.record(z.string(), z.number())]));
 export type StatisticsValue = z.infer<typeof StatisticsSchema>;
 
+/** The counts a rate divides: `n = 0` is an undefined rate (shown "–"; the reference's JSON says 0). */
+export const ProportionSchema = z.object({ k: z.number().int(), n: z.number().int() });
+export type ProportionValue = z.infer<typeof ProportionSchema>;
+/** A 95% interval [low, high] on the 0..1 scale. */
+export const IntervalSchema = z.tuple([z.number(), z.number()]);
+export type IntervalValue = z.infer<typeof IntervalSchema>;
+/**
+ * Beside `statistics`: Wilson 95% intervals for every sample-level proportion and seeded
+ * bootstrap intervals for the mean argument metrics (location `all`), by the statistic's name,
+ * and the counts each proportion divides.
+ */
+export const UncertaintySchema = z.object({
+  intervals: z.record(z.string(), IntervalSchema),
+  counts: z.record(z.string(), ProportionSchema),
+});
+export type UncertaintyValue = z.infer<typeof UncertaintySchema>;
+export const BootstrapSchema = z.object({ seed: z.number().int(), resamples: z.number().int(), method: z.literal('percentile') });
+
 // --- models ------------------------------------------------------------------------------------
 
 export const ModelFitSchema = z.object({
@@ -131,9 +149,32 @@ export const SamplingSchema = z.object({
   maxTokens: z.number().int().min(1).max(8192).default(250),
 });
 
+export const RUN_PROVIDERS = ['openai', 'anthropic', 'gemini', 'openai-compatible'] as const;
+export const RunProviderSchema = z.enum(RUN_PROVIDERS);
+/**
+ * A hosted model or an OpenAI-compatible server behind a key (main/generation/providers). Keys
+ * never travel here: they come from the environment or the key store, by provider.
+ */
+export const ProviderModelSchema = z.object({
+  name: RunProviderSchema,
+  model: z.string().min(1).max(200),
+  /** Default: the provider's own API; required for openai-compatible. A key goes only to this origin (https, or loopback). */
+  baseUrl: z.string().url().optional(),
+  /** openai-compatible: more servers sharing the run's samples by free slots (a pool); the first is baseUrl. */
+  pool: z.array(z.string().url()).max(32).optional(),
+  /** OpenAI's Batch API (half the price; the run waits for the batch, across restarts). */
+  batch: z.boolean().default(false),
+  /** Requests in flight at once (default 8 hosted, 4 per server). */
+  concurrency: z.number().int().min(1).max(64).optional(),
+  /** US dollars: the run stops (failed, resumable) once its outputs cost this much. */
+  spendingCapUsd: z.number().positive().optional(),
+});
+export type ProviderModel = z.infer<typeof ProviderModelSchema>;
+
 export const RunModelSchema = z.union([
   z.object({ modelId: z.number().int() }),
   z.object({ remote: z.object({ url: z.string().url(), model: z.string().default('default') }) }),
+  z.object({ provider: ProviderModelSchema }),
 ]);
 
 export const StartRunInputSchema = z.object({
@@ -189,6 +230,9 @@ export const RunSummarySchema = z.object({
   /** `samples_correct_wrt_total` and `samples_illegal_wrt_executable` (null until an output is stored). */
   correct: z.number().nullable(),
   illegal: z.number().nullable(),
+  /** What `correct` and `illegal` divide (`illegalOf.n = 0`: no executable output, the rate is undefined). */
+  correctOf: ProportionSchema.nullable(),
+  illegalOf: ProportionSchema.nullable(),
   overridden: z.number().int(),
   /** The stored dataset has been edited since the run took its samples. */
   datasetChanged: z.boolean(),
@@ -218,6 +262,12 @@ export const RunDetailSchema = RunSummarySchema.extend({
   apis: z.array(z.string()),
   /** Failure classes of the scored outputs (overrides applied), for the run and per API; null before any output is stored. */
   failures: RunFailuresSchema.nullable(),
+  /** Intervals and counts beside `statistics` and each of `per_api`; null with `statistics`. */
+  uncertainty: UncertaintySchema.nullable(),
+  per_api_uncertainty: z.record(z.string(), UncertaintySchema),
+  bootstrap: BootstrapSchema,
+  /** pass@1/5/10 (Chen et al.'s unbiased estimator) for each k every sample has that many outputs for; empty with one output per sample. */
+  pass_at_k: z.record(z.string(), z.number()),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 
@@ -303,8 +353,12 @@ export const RunSampleDetailSchema = RunSampleRowSchema.extend({
   prompt: z.string().nullable(),
   code: z.string(),
   rawOutput: z.string().nullable(),
-  /** Which rule cut the call (`.then`, `;`, ...) and the call, or why nothing could be extracted. */
-  extraction: z.union([z.object({ rule: z.string(), call: z.string() }), z.object({ error: z.string() })]),
+  /**
+   * Which rule cut the call (`.then`, `;`, ...) and the call, and which program ran it (`runs`:
+   * `as-written`, `call-alone` — the parse fallback or the reference's rule — or `own-starter`;
+   * absent on outputs stored before it was recorded), or why nothing could be extracted.
+   */
+  extraction: z.union([z.object({ rule: z.string(), call: z.string(), runs: z.string().optional() }), z.object({ error: z.string() })]),
   /** [start, end) of the extracted call inside `code`, when found. */
   callRange: z.tuple([z.number().int(), z.number().int()]).nullable(),
   request: CapturedRequestSchema.nullable(),
@@ -340,9 +394,17 @@ export const CompareMetricSchema = z.object({
   label: z.string(),
   baseline: z.number(),
   values: z.array(z.number()),
-  /** values[i] - baseline. */
-  deltas: z.array(z.number()),
+  /** values[i] - baseline; null when either rate is undefined (its denominator is 0). */
+  deltas: z.array(z.number().nullable()),
+  /** For a rate: the counts it divides and its 95% interval, baseline first, then each run; null for a count. */
+  of: z.array(ProportionSchema.nullable()),
+  intervals: z.array(IntervalSchema.nullable()),
 });
+
+/** An exact two-sided McNemar test on the samples two runs share: a = the baseline, b = the other run. */
+export const PairedTestSchema = z.object({ both: z.number().int(), a_only: z.number().int(), b_only: z.number().int(), neither: z.number().int(), p_value: z.number() });
+export type PairedTestValue = z.infer<typeof PairedTestSchema>;
+export const PAIRED_OUTCOME_NAMES = ['samples_correct', 'samples_executable', 'samples_illegal', 'urls_correct', 'methods_correct'] as const;
 
 export const VERDICT_CHANGES = ['same', 'fixed', 'regressed', 'changed'] as const;
 export const CompareRowSchema = z.object({
@@ -353,6 +415,10 @@ export const CompareRowSchema = z.object({
   /** `correct`, `wrong`, `nonexecutable (runtime_error)` ...; null: the run has no output there. */
   baseline: z.string().nullable(),
   others: z.array(z.string().nullable()),
+  /** The sample's index in each run (baseline first; runs on different datasets number samples differently); null: the run lacks it. */
+  indexes: z.array(z.number().int().nullable()),
+  /** Whether a reviewer overrode the verdict shown, baseline first. */
+  overridden: z.array(z.boolean()),
   /** Per other run: fixed (became correct), regressed (stopped being correct), changed, same. */
   changes: z.array(z.enum(VERDICT_CHANGES)),
 });
@@ -363,9 +429,22 @@ export const CompareResultSchema = z.object({
   metrics: z.array(CompareMetricSchema),
   /** Per other run. */
   counts: z.array(z.object({ fixed: z.number().int(), regressed: z.number().int(), changed: z.number().int(), same: z.number().int() })),
-  /** Aligned by sample index; `total` after the changedOnly filter, `rows` the page. */
+  /** Aligned by sample identity (see `alignment`); `total` after the changedOnly filter, `rows` the page. */
   total: z.number().int(),
   rows: z.array(CompareRowSchema),
+  /**
+   * How samples were paired: by sample id (runs of one stored dataset), by the snapshot's content
+   * hash (runs of different datasets), or by position (runs of one dataset file). Per other run:
+   * samples both have, and how many of the other's the baseline lacks and of the baseline's it lacks.
+   */
+  alignment: z.object({
+    by: z.enum(['sample id', 'content hash', 'position']),
+    runs: z.array(z.object({ common: z.number().int(), baselineLacks: z.number().int(), runLacks: z.number().int() })),
+  }),
+  /** Per other run, each sample-level outcome tested against the baseline on the shared samples (first output of each). */
+  paired: z.array(z.record(z.enum(PAIRED_OUTCOME_NAMES), PairedTestSchema)),
+  /** The statistic whose delta each paired outcome carries (`samples_correct` → `samples_correct_wrt_total`). */
+  pairedStatistics: z.record(z.enum(PAIRED_OUTCOME_NAMES), z.string()),
 });
 export type CompareResult = z.infer<typeof CompareResultSchema>;
 

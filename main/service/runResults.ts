@@ -4,7 +4,22 @@ import { WapiiError } from '../api/result.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { extractInvocation } from '../execution/index.js';
 import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
-import { HEADLINE, headlineValue, statisticsPerApi, type FailureClass, type SampleVerdict, type Statistics, type Verdict } from '../scoring/index.js';
+import {
+  BOOTSTRAP,
+  HEADLINE,
+  headlineValue,
+  PAIRED_STATISTIC,
+  pairedComparison,
+  passAtKOf,
+  proportionsOf,
+  statisticsPerApi,
+  uncertaintyOf,
+  type FailureClass,
+  type SampleVerdict,
+  type Statistics,
+  type Uncertainty,
+  type Verdict,
+} from '../scoring/index.js';
 import type { OutputRow, RunInput, RunRepository, RunRow } from '../store/runs.js';
 import { exportRunFiles } from './runExport.js';
 import { outputFailures, runFailures } from './runFailures.js';
@@ -19,12 +34,27 @@ interface IndexedOutput {
   readonly failures: readonly FailureClass[] | null;
   /** Lower-cased task, sample id and code, for the text filter. */
   readonly haystack: string;
+  /** The sample as the run took it: content hash of {task, config} (null: a file run, no snapshot). */
+  readonly contentHash: string | null;
+  /** The reason of the override in force. */
+  readonly overrideReason: string | null;
+}
+
+/** A run's statistics with overrides applied, and what is computed from them once per run state. */
+interface Report {
+  readonly statistics: Statistics | null;
+  readonly per_api: Record<string, Statistics>;
+  readonly uncertainty: Uncertainty | null;
+  readonly per_api_uncertainty: Record<string, Uncertainty>;
+  readonly pass_at_k: Record<string, number>;
 }
 
 interface RunIndex {
   readonly key: string;
   readonly outputs: readonly IndexedOutput[];
   readonly byKey: ReadonlyMap<string, number>;
+  /** Computed on first use (the bootstrap is the costly part). */
+  report?: Report;
 }
 
 export interface ResultsContext {
@@ -99,11 +129,15 @@ export class RunResults {
     if (cached && cached.key === key) return cached;
     const inputs = new Map(this.ctx.runs.inputs(run.id).map((i) => [i.index, i]));
     const overrides = new Map<string, SampleVerdict | null>();
-    for (const o of this.ctx.runs.overrides(run.id)) overrides.set(outputKey(o.sampleIndex, o.attempt), o.to as SampleVerdict | null);
+    const reasons = new Map<string, string>();
+    for (const o of this.ctx.runs.overrides(run.id)) {
+      overrides.set(outputKey(o.sampleIndex, o.attempt), o.to as SampleVerdict | null);
+      reasons.set(outputKey(o.sampleIndex, o.attempt), o.reason);
+    }
     const specs = new Map<string, ApiSpec | undefined>();
     for (const input of inputs.values()) if (input.specHash && !specs.has(input.specHash)) specs.set(input.specHash, await this.ctx.spec(input.specHash));
     const backfill: { index: number; attempt: number; failures: FailureClass[] }[] = [];
-    const outputs = this.ctx.runs.outputs(run.id).map((o) => this.indexOutput(o, inputs.get(o.sample_index), overrides, specs, backfill));
+    const outputs = this.ctx.runs.outputs(run.id).map((o) => this.indexOutput(o, inputs.get(o.sample_index), overrides, reasons, specs, backfill));
     // Outputs stored before failure classes were get theirs now, once.
     this.ctx.runs.setFailures(run.id, backfill);
     const index: RunIndex = { key, outputs, byKey: new Map(outputs.map((o, i) => [outputKey(o.row.index, o.row.attempt), i])) };
@@ -111,7 +145,7 @@ export class RunResults {
     return index;
   }
 
-  private indexOutput(o: OutputRow, input: RunInput | undefined, overrides: Map<string, SampleVerdict | null>, specs: Map<string, ApiSpec | undefined>, backfill: { index: number; attempt: number; failures: FailureClass[] }[]): IndexedOutput {
+  private indexOutput(o: OutputRow, input: RunInput | undefined, overrides: Map<string, SampleVerdict | null>, reasons: Map<string, string>, specs: Map<string, ApiSpec | undefined>, backfill: { index: number; attempt: number; failures: FailureClass[] }[]): IndexedOutput {
     const scorer = o.error === null ? (JSON.parse(o.verdict) as Verdict | null) : null;
     const key = outputKey(o.sample_index, o.attempt);
     const override = overrides.get(key);
@@ -145,15 +179,34 @@ export class RunResults {
       tokens: generation?.tokens ?? null,
       durationMs: o.duration_ms,
     };
-    return { row, verdict, argumentVerdicts, failures: classified.failures, haystack: `${row.task}\n${row.sampleId ?? ''}\n${o.code}`.toLowerCase() };
+    return {
+      row,
+      verdict,
+      argumentVerdicts,
+      failures: classified.failures,
+      haystack: `${row.task}\n${row.sampleId ?? ''}\n${o.code}`.toLowerCase(),
+      contentHash: input?.contentHash ?? null,
+      overrideReason: row.overridden ? (reasons.get(key) ?? null) : null,
+    };
   }
 
-  /** Statistics from the stored verdicts with overrides applied (errored outputs left out). */
-  private async report(run: RunRow): Promise<{ statistics: Statistics | null; per_api: Record<string, Statistics> }> {
-    const scored = (await this.index(run)).outputs.filter((o) => o.verdict !== null);
-    if (scored.length === 0) return { statistics: null, per_api: {} };
-    const { statistics, perApi } = statisticsPerApi(scored.map((o) => ({ api: o.row.api, verdict: o.verdict! })));
-    return { statistics, per_api: perApi };
+  /** Statistics from the stored verdicts with overrides applied (errored outputs left out), with their intervals. */
+  private async report(run: RunRow): Promise<Report> {
+    const index = await this.index(run);
+    if (index.report) return index.report;
+    const scored = index.outputs.filter((o) => o.verdict !== null);
+    if (scored.length === 0) return (index.report = { statistics: null, per_api: {}, uncertainty: null, per_api_uncertainty: {}, pass_at_k: {} });
+    const items = scored.map((o) => ({ api: o.row.api, verdict: o.verdict! }));
+    const { statistics, perApi } = statisticsPerApi(items);
+    const tasks = new Map<number, Verdict[]>();
+    for (const o of scored) tasks.set(o.row.index, [...(tasks.get(o.row.index) ?? []), o.verdict!]);
+    return (index.report = {
+      statistics,
+      per_api: perApi,
+      uncertainty: uncertaintyOf(statistics, items.map((i) => i.verdict)),
+      per_api_uncertainty: Object.fromEntries(Object.entries(perApi).map(([api, s]) => [api, uncertaintyOf(s, items.filter((i) => i.api === api).map((i) => i.verdict))])),
+      pass_at_k: passAtKOf([...tasks.values()]),
+    });
   }
 
   /** Which of the run's samples changed in the stored dataset since the run took them. */
@@ -190,6 +243,8 @@ export class RunResults {
       done: run.done,
       correct: stats ? headlineValue(stats, 'samples_correct_wrt_total') : null,
       illegal: stats ? headlineValue(stats, 'samples_illegal_wrt_executable') : null,
+      correctOf: stats ? (proportionsOf(stats)['samples_correct_wrt_total'] ?? null) : null,
+      illegalOf: stats ? (proportionsOf(stats)['samples_illegal_wrt_executable'] ?? null) : null,
       overridden: run.overridden,
       datasetChanged: changed ?? this.datasetChanges(run).length > 0,
       error: run.error,
@@ -210,7 +265,7 @@ export class RunResults {
   async getRun(runId: number): Promise<RunDetail> {
     const run = this.run(runId);
     const changes = this.datasetChanges(run);
-    const { statistics, per_api } = await this.report(run);
+    const { statistics, per_api, uncertainty, per_api_uncertainty, pass_at_k } = await this.report(run);
     const inputs = this.ctx.runs.inputs(run.id);
     const live = this.ctx.progress(run.id);
     const summary = this.summary(run, changes.length > 0);
@@ -219,6 +274,8 @@ export class RunResults {
       // Live runs have no stored statistics yet; the headline numbers follow what is stored so far.
       correct: statistics ? headlineValue(statistics, 'samples_correct_wrt_total') : summary.correct,
       illegal: statistics ? headlineValue(statistics, 'samples_illegal_wrt_executable') : summary.illegal,
+      correctOf: statistics ? (proportionsOf(statistics)['samples_correct_wrt_total'] ?? null) : summary.correctOf,
+      illegalOf: statistics ? (proportionsOf(statistics)['samples_illegal_wrt_executable'] ?? null) : summary.illegalOf,
       settings: run.settings,
       manifest: run.manifest,
       subset: run.subset,
@@ -227,6 +284,10 @@ export class RunResults {
       datasetChanges: changes,
       progress: live,
       apis: [...new Set(inputs.map((i) => i.api))].sort(),
+      uncertainty: uncertainty ? { intervals: uncertainty.intervals, counts: uncertainty.counts } : null,
+      per_api_uncertainty: Object.fromEntries(Object.entries(per_api_uncertainty).map(([api, u]) => [api, { intervals: u.intervals, counts: u.counts }])),
+      bootstrap: BOOTSTRAP,
+      pass_at_k,
       failures: statistics ? runFailures((await this.index(run)).outputs.filter((o) => o.verdict !== null).map((o) => ({ api: o.row.api, failures: o.failures }))) : null,
     };
   }
@@ -334,25 +395,72 @@ export class RunResults {
   async compareRuns(input: Parsed<'compareRuns'>): Promise<CompareResult> {
     const baseline = this.run(input.baselineId);
     const others = input.runIds.map((id) => this.run(id));
-    const reports = await Promise.all([baseline, ...others].map((r) => this.report(r)));
+    const all = [baseline, ...others];
+    const indexes = await Promise.all(all.map((r) => this.index(r)));
+    const { by, identity } = alignmentOf(all, indexes);
+    // The first output of each sample (n > 1 compares attempt 0), by identity.
+    const maps = indexes.map((index, r) => {
+      const map = new Map<string, IndexedOutput>();
+      const seen = new Map<string, number>();
+      for (const o of index.outputs) {
+        if (o.row.attempt !== 0) continue;
+        const id = identity(all[r]!, o);
+        // Two samples of one run with the same content: the nth pairs with the other run's nth.
+        const nth = seen.get(id) ?? 0;
+        seen.set(id, nth + 1);
+        map.set(nth === 0 ? id : `${id}#${nth}`, o);
+      }
+      return map;
+    });
+    const base = maps[0]!;
+    const rest = maps.slice(1);
+    const runs = rest.map((m) => {
+      const common = [...m.keys()].filter((k) => base.has(k)).length;
+      return { common, baselineLacks: m.size - common, runLacks: base.size - common };
+    });
+    others.forEach((r, i) => {
+      if (runs[i]!.common > 0) return;
+      throw new WapiiError(
+        'bad_input',
+        `run ${r.id} shares no sample with run ${baseline.id} (${describeRun(this.summary(baseline))} vs ${describeRun(this.summary(r))}, aligned by ${by}); compare runs on the same samples`,
+      );
+    });
+
+    const reports = await Promise.all(all.map((r) => this.report(r)));
     const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
       const values = reports.map((r) => (r.statistics ? headlineValue(r.statistics, key) : 0));
-      return { key, label, baseline: values[0]!, values: values.slice(1), deltas: values.slice(1).map((v) => v - values[0]!) };
+      const of = reports.map((r) => (r.statistics ? (proportionsOf(r.statistics)[key] ?? null) : null));
+      const intervals = reports.map((r) => r.uncertainty?.intervals[key] ?? null);
+      // A rate with no denominator has no value to subtract (the reference's 0 is not a measurement).
+      const undefinedAt = (i: number): boolean => of[i] !== null && of[i]!.n === 0;
+      return {
+        key,
+        label,
+        baseline: values[0]!,
+        values: values.slice(1),
+        deltas: values.slice(1).map((v, i) => (undefinedAt(0) || undefinedAt(i + 1) ? null : v - values[0]!)),
+        of,
+        intervals,
+      };
     });
-    // Aligned by sample index, first output of each sample (n > 1 compares attempt 0).
-    const first = async (run: RunRow): Promise<Map<number, IndexedOutput>> => {
-      const map = new Map<number, IndexedOutput>();
-      for (const o of (await this.index(run)).outputs) if (o.row.attempt === 0) map.set(o.row.index, o);
-      return map;
+    const paired = rest.map((m) => pairedComparison([...base].filter(([k]) => m.has(k)).map(([k, b]) => [b.verdict, m.get(k)!.verdict] as const)));
+
+    const keys = [...new Set([...base.keys(), ...rest.flatMap((m) => [...m.keys()])])];
+    const position = (k: string): [number, number] => {
+      const i = maps.findIndex((m) => m.has(k));
+      return [i, maps[i]!.get(k)!.row.index];
     };
-    const base = await first(baseline);
-    const rest = await Promise.all(others.map(first));
-    const indexes = [...new Set([...base.keys(), ...rest.flatMap((m) => [...m.keys()])])].sort((a, b) => a - b);
+    keys.sort((a, b) => {
+      const [ra, ia] = position(a);
+      const [rb, ib] = position(b);
+      return ra - rb || ia - ib;
+    });
     const counts = others.map(() => ({ fixed: 0, regressed: 0, changed: 0, same: 0 }));
     const rows: CompareResult['rows'] = [];
-    for (const index of indexes) {
-      const b = base.get(index);
-      const labels = rest.map((m) => verdictLabel(m.get(index)?.verdict ?? null));
+    for (const key of keys) {
+      const b = base.get(key);
+      const outputs = rest.map((m) => m.get(key));
+      const labels = outputs.map((o) => verdictLabel(o?.verdict ?? null));
       const baseLabel = verdictLabel(b?.verdict ?? null);
       const changes = labels.map((label, i) => {
         const change = label === baseLabel ? 'same' : label === 'correct' ? 'fixed' : baseLabel === 'correct' ? 'regressed' : 'changed';
@@ -360,8 +468,18 @@ export class RunResults {
         return change;
       });
       if (input.changedOnly && changes.every((c) => c === 'same')) continue;
-      const any = b ?? rest.map((m) => m.get(index)).find((o) => o !== undefined)!;
-      rows.push({ index, sampleId: any.row.sampleId, api: any.row.api, task: any.row.task, baseline: baseLabel, others: labels, changes });
+      const any = b ?? outputs.find((o) => o !== undefined)!;
+      rows.push({
+        index: any.row.index,
+        sampleId: any.row.sampleId,
+        api: any.row.api,
+        task: any.row.task,
+        baseline: baseLabel,
+        others: labels,
+        changes,
+        indexes: [b, ...outputs].map((o) => o?.row.index ?? null),
+        overridden: [b, ...outputs].map((o) => o?.row.overridden ?? false),
+      });
     }
     return {
       baseline: this.summary(baseline),
@@ -370,6 +488,9 @@ export class RunResults {
       counts,
       total: rows.length,
       rows: rows.slice(input.offset, input.offset + input.limit),
+      alignment: { by, runs },
+      paired,
+      pairedStatistics: PAIRED_STATISTIC,
     };
   }
 
@@ -377,8 +498,38 @@ export class RunResults {
     const run = this.run(input.runId);
     const index = await this.index(run);
     const report = await this.report(run);
-    return { files: exportRunFiles(input.format, this.summary(run), report, index.outputs.map((o) => ({ row: o.row, verdict: o.verdict, code: this.ctx.runs.output(run.id, o.row.index, o.row.attempt)?.code ?? '' }))) };
+    const inputs = new Map(this.ctx.runs.inputs(run.id).map((i) => [i.index, i]));
+    const outputs = index.outputs.map((o) => {
+      const stored = this.ctx.runs.output(run.id, o.row.index, o.row.attempt);
+      const request = stored?.request ? (JSON.parse(stored.request) as { method?: unknown; url?: unknown }) : null;
+      const expected = inputs.get(o.row.index)?.config;
+      return {
+        row: o.row,
+        verdict: o.verdict,
+        scorerVerdict: stored && stored.error === null ? (JSON.parse(stored.verdict) as Verdict | null) : null,
+        code: stored?.code ?? '',
+        expected: expected ? { url: expected.url, method: expected.method } : null,
+        captured: request && typeof request.url === 'string' && typeof request.method === 'string' ? { url: request.url, method: request.method } : null,
+        overrideReason: o.overrideReason,
+      };
+    });
+    return { files: exportRunFiles(input.format, this.summary(run), report, outputs) };
   }
+}
+
+const describeRun = (r: RunSummary): string => `run ${r.id} on "${r.dataset}"`;
+
+/**
+ * How two or more runs' samples are paired. Runs of one stored dataset: by sample id, so a sample
+ * edited between the runs still pairs (the page says the dataset changed). Runs of different stored
+ * datasets: by the snapshot's content hash of {task, config}, the same sample wherever it lives.
+ * Runs of dataset files (no snapshot): by position, and only within one file.
+ */
+function alignmentOf(runs: readonly RunRow[], indexes: readonly RunIndex[]): { by: CompareResult['alignment']['by']; identity: (run: RunRow, o: IndexedOutput) => string } {
+  const datasets = new Set(runs.map((r) => r.datasetId));
+  if (!datasets.has(null) && datasets.size === 1) return { by: 'sample id', identity: (_run, o) => (o.row.sampleId !== null ? `id:${o.row.sampleId}` : `at:${o.row.index}`) };
+  if (indexes.every((i) => i.outputs.every((o) => o.contentHash !== null))) return { by: 'content hash', identity: (_run, o) => `hash:${o.contentHash}` };
+  return { by: 'position', identity: (run, o) => `${run.datasetId ?? run.dataset}#${o.row.index}` };
 }
 
 function matcher(filter: RunSampleFilter): (o: IndexedOutput) => boolean {
