@@ -19,6 +19,7 @@ export const METHOD_NAMES = [
   'downloadModel',
   'cancelDownload',
   'listDownloads',
+  'listProviderModels',
   'previewRun',
   'startRun',
   'cancelRun',

@@ -22,6 +22,7 @@ import {
   RUN_SAMPLE_SORTS,
   RunDetailSchema,
   RunProgressSchema,
+  RunProviderSchema,
   RunSampleDetailSchema,
   RunSampleFilterSchema,
   RunSampleRowSchema,
@@ -138,8 +139,18 @@ export const contract = {
   previewRun: {
     input: StartRunInputSchema,
     /** `runs`: one per knowledge condition; `outputs` counts them all. */
-    output: z.object({ samples: z.number().int(), outputs: z.number().int(), runs: z.number().int(), apis: z.array(z.string()), estimate: z.string() }),
+    output: z.object({
+      samples: z.number().int(),
+      outputs: z.number().int(),
+      runs: z.number().int(),
+      apis: z.array(z.string()),
+      estimate: z.string(),
+      /** Hosted providers: the most the run can cost (prompt tokens estimated from the prompts' length, every output at the token limit); `usd` null where the price table has no entry. */
+      cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number().nullable(), capUsd: z.number().nullable() }).optional(),
+    }),
   },
+  /** The models a hosted provider or an OpenAI-compatible server lists (GET /models), for the New run page's picker; the key comes from the key store. */
+  listProviderModels: { input: z.object({ provider: RunProviderSchema, baseUrl: z.string().url().optional() }), output: z.object({ models: z.array(z.string()) }) },
   /** Queues a run per knowledge condition (`runIds`, in the order given; `runId` is the first); each starts when the runs before it are done. */
   startRun: { input: StartRunInputSchema, output: z.object({ runId: z.number().int(), runIds: z.array(z.number().int()) }) },
   /** Stops a queued or running run; finished outputs are kept. */

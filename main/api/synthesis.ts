@@ -82,7 +82,8 @@ export const SynthesizeInputSchema = z.object({
   wait: z.boolean().default(false),
 });
 
-export const API_KEY_PROVIDERS = ['gemini', 'openai'] as const;
+/** Providers whose keys the workbench keeps; anthropic and openai-compatible (a server behind auth) are used by runs (main/generation/providers). */
+export const API_KEY_PROVIDERS = ['gemini', 'openai', 'anthropic', 'openai-compatible'] as const;
 /** Whether a provider's key is known and where from; never the key itself. */
 export const ApiKeyStatusSchema = z.object({
   provider: z.enum(API_KEY_PROVIDERS),

@@ -8,6 +8,8 @@ export interface GenerationBackend extends AsyncDisposable {
   readonly slots: number;
   /** A slot's generator; slots run concurrently, each one sample at a time. */
   slot(index: number): SlotGenerator;
+  /** Hosted models and servers: tokens, cost, model versions and servers over the run so far (merged into its manifest). */
+  totals?(): Record<string, unknown>;
 }
 
 export interface SlotGenerator {

@@ -1,6 +1,7 @@
 import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import type { TokenConstraint } from '../constraints/index.js';
 import type { Decoder, Position } from './decoder.js';
+import type { ProviderCall } from './providers/backend.js';
 
 export interface GenerationOptions {
   readonly maxTokens: number;
@@ -51,6 +52,8 @@ export interface Generation {
   readonly decodeMs?: number;
   /** The text of each generated token, in order: the sample inspector's token trace. */
   readonly trace?: readonly string[];
+  /** Hosted models and servers: request ids, model version, tokens and cost (providers/backend.ts). */
+  readonly provider?: ProviderCall;
 }
 
 const TOP = 64;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
+import { completionPrompt } from '../prompt/index.js';
 import { remoteBackend } from './remote.js';
 
 let spec: ApiSpec;
@@ -13,7 +14,7 @@ beforeAll(async () => {
 
 /** A server that answers every request with `text`, cut by the token limit. */
 const answering = (text: string): typeof fetch => (async () => new Response(JSON.stringify({ choices: [{ text, finish_reason: 'length' }], usage: { completion_tokens: 9 } }))) as typeof fetch;
-const prompt = { text: "// task\nconst axios = require('axios');\n\naxios.", starter: "const axios = require('axios');\n\naxios." };
+const prompt = completionPrompt({ api: 'harbor', task: 'task', config: { method: 'get', url: 'https://api.harbor.example/v2/me' } }, 'full');
 
 describe('remote backend, constrained', () => {
   it('closes an invocation the token limit cut, as the local backend does, and records it', async () => {

@@ -138,6 +138,8 @@ export async function executeRun(input: {
   const started = performance.now();
   let finishedHere = 0;
   let current: RunSample | undefined;
+  /** Outputs whose request the run's stop cut off: not stored, so the run is interrupted, not done. */
+  let abandoned = 0;
   const report = (): void => {
     const elapsed = (performance.now() - started) / 1000;
     input.onProgress?.({
@@ -183,6 +185,11 @@ export async function executeRun(input: {
       tokens += generation.tokens;
       if (evaluation.verdict.sample_verdict === 'correct') correct++;
     } catch (error) {
+      // Stopped mid-request (cancel, a bad key, the spending cap): not an output; a resume generates it.
+      if (input.signal?.aborted) {
+        abandoned++;
+        return;
+      }
       errors++;
       record = { ...base, code: prompt.starter, verdict: null, extraction: { error: 'not generated' }, error: error instanceof Error ? error.message : String(error) };
     }
@@ -206,7 +213,7 @@ export async function executeRun(input: {
     }),
   );
   if (failure) throw failure.error;
-  const interrupted = (input.signal?.aborted ?? false) && next < queue.length;
+  const interrupted = (input.signal?.aborted ?? false) && (next < queue.length || abandoned > 0);
   const run = store.getRun(runId)!;
   const result = reportOf(run);
   if (!interrupted && input.markFinished !== false) store.finishRun(runId, { statistics: result.statistics, per_api: result.per_api });

@@ -13,7 +13,13 @@ export interface ApiKeyStore {
   save?(provider: KeyProvider, key: string): void;
 }
 
-export const KEY_VARIABLES: Record<KeyProvider, readonly string[]> = { gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], openai: ['OPENAI_API_KEY'] };
+export const KEY_VARIABLES: Record<KeyProvider, readonly string[]> = {
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  anthropic: ['ANTHROPIC_API_KEY'],
+  // A server of your own behind auth (vLLM --api-key, llama-server --api-key, OpenRouter): sent only to the run's base URL.
+  'openai-compatible': ['OPENAI_COMPATIBLE_API_KEY'],
+};
 
 export function environmentKeys(env: NodeJS.ProcessEnv = process.env): ApiKeyStore {
   return {

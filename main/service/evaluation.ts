@@ -1,6 +1,7 @@
 import type { Output, Parsed, WorkbenchEvent } from '../api/contract.js';
 import { WapiiError } from '../api/result.js';
 import type { DatasetSummary, Sample } from '../api/schemas.js';
+import type { ProviderModel } from '../api/evaluation.js';
 import type { GpuChoice, MemoryState } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { KnowledgeCondition } from '../prompt/index.js';
@@ -14,6 +15,12 @@ import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimate
 import { RunResults } from './runResults.js';
 import { compareConditions } from './runConditions.js';
 import { isAlive } from './liveness.js';
+import { environmentKeys, type ApiKeyStore } from './apiKeys.js';
+import { checkProvider, priceTable, providerFor, providerPrice, type ProviderContext, type StoredProvider } from './providers.js';
+import { openAiCompatible } from '../generation/providers/openaiCompatible.js';
+import { estimateRunCost, type PriceTable } from '../generation/providers/prices.js';
+import type { RetryPolicy } from '../synthesis/retry.js';
+import { promptFor } from '../prompt/index.js';
 
 /** The evaluation methods of the contract (models, runs, results), as the service implements them. */
 export type EvaluationMethod =
@@ -25,6 +32,7 @@ export type EvaluationMethod =
   | 'downloadModel'
   | 'cancelDownload'
   | 'listDownloads'
+  | 'listProviderModels'
   | 'previewRun'
   | 'startRun'
   | 'cancelRun'
@@ -52,6 +60,13 @@ export interface EvaluationOptions {
   readonly gpu?: GpuChoice;
   readonly threads?: number;
   readonly onProgress?: (runId: number, progress: RunProgress) => void;
+  /** Provider keys (default: the environment's). */
+  readonly keys?: ApiKeyStore;
+  /** Where the database lives: the price table `prices.json` is read beside it (or from $WAPII_PRICES). */
+  readonly dbPath?: string;
+  /** Per provider request (default 120 s), and its retries (tests shorten them). */
+  readonly providerTimeoutMs?: number;
+  readonly providerRetry?: RetryPolicy;
 }
 
 /** Models, runs on stored datasets, their results: one object behind the contract's evaluation methods. */
@@ -61,9 +76,12 @@ export class EvaluationService implements EvaluationHandlers {
   readonly library: ModelLibrary;
   readonly jobs: RunJobs;
   private readonly store: Store;
+  private readonly prices: ReturnType<typeof priceTable>;
 
   constructor(private readonly options: EvaluationOptions) {
     this.store = options.store;
+    this.prices = priceTable(options.dbPath);
+    if (this.prices.error) console.error(`wapii: ${this.prices.error}`);
     this.runs = new RunRepository(options.store);
     this.library = new ModelLibrary({ models: new ModelRepository(options.store), folder: options.modelsFolder, ...(options.memory ? { memory: options.memory } : {}), emit: options.emit });
     this.results = new RunResults({
@@ -85,6 +103,7 @@ export class EvaluationService implements EvaluationHandlers {
       ...(options.gpu ? { gpu: options.gpu } : {}),
       ...(options.threads ? { threads: options.threads } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      providers: this.providerContext,
     });
     // A run left queued or running by a process that died (app, serve, CLI) is interrupted, with Resume.
     this.runs.markOrphansInterrupted(isAlive);
@@ -134,6 +153,15 @@ export class EvaluationService implements EvaluationHandlers {
     const samples = selectSubset(all, input.subset);
     if (samples.length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, input.subset));
     if ('remote' in input.model) return { dataset, all, samples, conditions, model: { name: input.model.remote.model, remote: input.model.remote.url } };
+    if ('provider' in input.model) {
+      const p = input.model.provider;
+      if (p.batch) throw new WapiiError('bad_input', "the Batch API is not offered yet: run without --batch (the same requests, at the regular price)");
+      if (p.pool?.length && p.name !== 'openai-compatible') throw new WapiiError('bad_input', 'a pool of servers is for openai-compatible servers');
+      if (input.setting === 'constrained' && p.name !== 'openai-compatible') throw new WapiiError('bad_input', `${p.name} exposes no logits and takes no grammar: run it unconstrained`);
+      // Built here so a missing key or a key bound for another origin is refused before anything is written.
+      providerFor(p, this.providerContext);
+      return { dataset, all, samples, conditions, model: { name: `${p.name}:${p.model}`, provider: storedProvider(p) } };
+    }
     const model = this.library.model(input.model.modelId);
     if (!model.present) throw new WapiiError('bad_input', `model file not found: ${model.path} (moved or deleted since it was added)`);
     if (model.fit && !model.fit.fitsRam) throw new WapiiError('bad_input', `${model.name} ${model.fit.summary}`);
@@ -145,11 +173,42 @@ export class EvaluationService implements EvaluationHandlers {
     return { dataset, all, samples, conditions, model: { modelId: model.id, name: model.name, path: model.path } };
   }
 
-  previewRun = async (input: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => {
+  /** Keys, prices and request limits for hosted providers and servers. */
+  private get providerContext(): ProviderContext & { prices: PriceTable } {
+    return { keys: this.options.keys ?? environmentKeys(), prices: this.prices.table, ...(this.options.providerTimeoutMs !== undefined ? { timeoutMs: this.options.providerTimeoutMs } : {}), ...(this.options.providerRetry ? { retry: this.options.providerRetry } : {}) };
+  }
+
+  /** Hosted chat models take chat prompts whatever the form said (they have no completion endpoint). */
+  private effective<T extends StartRunInput>(input: T): T {
+    const hostedChat = 'provider' in input.model && input.model.provider.name !== 'openai-compatible';
+    return hostedChat && input.prompt !== 'chat' ? { ...input, prompt: 'chat' } : input;
+  }
+
+  /** The models a provider lists (for the New run page's model picker); a key is needed where the provider needs one. */
+  listProviderModels = async (input: Parsed<'listProviderModels'>): Promise<Output<'listProviderModels'>> => {
+    const provider = providerFor({ name: input.provider, model: 'list', ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}) }, this.providerContext);
+    try {
+      return { models: provider.listModels ? await provider.listModels(AbortSignal.timeout(15_000)) : [] };
+    } catch (error) {
+      throw new WapiiError('bad_input', `${input.provider}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  previewRun = async (raw: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => {
+    const input = this.effective(raw);
     const { samples, conditions } = this.plan(input);
     const outputs = samples.length * input.sampling.n * conditions.length;
     const rate = 'modelId' in input.model ? this.jobs.tokensPerSecond(this.library.model(input.model.modelId).path) : undefined;
-    return { samples: samples.length, outputs, runs: conditions.length, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
+    const base = { samples: samples.length, outputs, runs: conditions.length, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
+    if (!('provider' in input.model)) return base;
+    // Hosted: the most the run can cost, from the prompts it will send and the token limit, at the price table's rate.
+    const p = input.model.provider;
+    const promptChars = samples.reduce((sum, s) => sum + promptFor(input.prompt)({ api: s.api, task: s.task, config: s.config }, input.setup).text.length, 0) * input.sampling.n * conditions.length;
+    const price = providerPrice(this.prices.table, p);
+    const cost = estimateRunCost(price, { promptChars, outputs, maxTokens: input.sampling.maxTokens, batch: p.batch });
+    const usd = cost.usd === undefined ? null : cost.usd;
+    const line = usd === null ? `no price for ${p.model} in the price table${this.prices.file ? ` (${this.prices.file})` : ''}: cost unknown` : `at most about $${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)} (${cost.inputTokens.toLocaleString('en')} prompt tokens, up to ${cost.outputTokens.toLocaleString('en')} generated)${p.spendingCapUsd !== undefined ? `; the run stops at $${p.spendingCapUsd.toFixed(2)}` : ''}`;
+    return { ...base, estimate: `${base.estimate}; ${line}`, cost: { inputTokens: cost.inputTokens, outputTokens: cost.outputTokens, usd, capUsd: p.spendingCapUsd ?? null } };
   };
 
   /** The stored specs of a dataset's APIs, parsed (the knowledge conditions read them). */
@@ -162,8 +221,12 @@ export class EvaluationService implements EvaluationHandlers {
     return specs;
   }
 
-  startRun = async (input: Parsed<'startRun'>): Promise<Output<'startRun'>> => {
+  startRun = async (raw: Parsed<'startRun'>): Promise<Output<'startRun'>> => {
+    const input = this.effective(raw);
     const { dataset, all, samples, conditions, model } = this.plan(input);
+    // A remote endpoint must answer (and take the key) before anything is queued: nowhere to send to is one line, not 395 errors (23.13).
+    if (model.provider) await checkProvider(providerFor(model.provider as StoredProvider, this.providerContext));
+    else if (model.remote) await checkProvider(openAiCompatible({ baseUrl: model.remote, model: model.name }));
     const specHashes = this.store.datasetApis(dataset.id);
     const specs = conditions.some((c) => c.name !== 'none') ? await this.specsOf(specHashes) : new Map<string, ApiSpec>();
     // Every snapshot is built before any run is written: a condition that cannot be built queues none of them.
@@ -237,4 +300,17 @@ export class EvaluationService implements EvaluationHandlers {
   compareConditions = (input: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> => compareConditions(this.results, input.runIds);
   overrideVerdict = (input: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.results.overrideVerdict(input);
   exportRun = (input: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.results.exportRun(input);
+}
+
+/** A run's provider settings as stored with it: the given fields only (no key ever is one). */
+function storedProvider(p: ProviderModel): NonNullable<NonNullable<RunRow['model']>['provider']> {
+  return {
+    name: p.name,
+    model: p.model,
+    batch: p.batch,
+    ...(p.baseUrl !== undefined ? { baseUrl: p.baseUrl } : {}),
+    ...(p.pool !== undefined ? { pool: p.pool } : {}),
+    ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}),
+    ...(p.spendingCapUsd !== undefined ? { spendingCapUsd: p.spendingCapUsd } : {}),
+  };
 }

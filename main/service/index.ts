@@ -30,7 +30,7 @@ export function openWorkbench(
     ...(options.author ? { author: options.author } : {}),
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}),
-    evaluation: { ...options.evaluation, modelsFolder },
+    evaluation: { dbPath: path.resolve(dbPath), ...options.evaluation, modelsFolder },
   });
   const shutdown = async (): Promise<void> => {
     await service.evaluation.shutdown();

@@ -9,6 +9,10 @@ import { executeRun, type RunProgress, type RunSample } from '../runner/index.js
 import type { Store } from '../store/index.js';
 import type { RunRepository, RunRow } from '../store/runs.js';
 import type { ModelLibrary } from './models.js';
+import { providerFor, providerPrice, type ProviderContext } from './providers.js';
+import { providerBackend } from '../generation/providers/backend.js';
+import type { PriceTable } from '../generation/providers/prices.js';
+import { environmentKeys } from './apiKeys.js';
 import type { RunResults } from './runResults.js';
 
 export interface JobsContext {
@@ -24,6 +28,8 @@ export interface JobsContext {
   readonly stepDeadlineMs?: number;
   /** Called with each run's progress as it happens (the CLI draws its progress line from it). */
   readonly onProgress?: (runId: number, progress: RunProgress) => void;
+  /** Hosted providers' keys, prices and request limits (main/service/providers.ts). */
+  readonly providers?: ProviderContext & { readonly prices: PriceTable };
 }
 
 interface QueuedRun {
@@ -155,14 +161,31 @@ export class RunJobs {
     return runtime;
   }
 
-  private async backendFor(run: RunRow, specs: ReadonlyMap<string, ApiSpec>): Promise<GenerationBackend> {
+  private async backendFor(run: RunRow, specs: ReadonlyMap<string, ApiSpec>, signal: AbortSignal, onFatal: (message: string) => void): Promise<GenerationBackend> {
     const s = run.settings;
     const sampling = { temperature: Number(s['temperature'] ?? 0), topK: Number(s['topK'] ?? 40), topP: Number(s['topP'] ?? 0.95), maxTokens: Number(s['maxTokens'] ?? 250) };
     // Absent (the default): a local model takes its runtime's (see defaultParallel), a remote server DEFAULT_PARALLEL.
     const parallel = s['parallel'] !== undefined && s['parallel'] !== null ? Number(s['parallel']) : undefined;
     const constrained = s['setting'] === 'constrained';
+    const chat = s['prompt'] === 'chat';
+    if (run.model?.provider) {
+      const stored = run.model.provider;
+      const providers = this.ctx.providers ?? { keys: environmentKeys(), prices: {} };
+      const provider = providerFor({ ...stored, name: stored.name as 'openai', ...(parallel !== undefined && stored.concurrency === undefined ? { concurrency: parallel } : {}) }, providers);
+      const price = providerPrice(providers.prices, stored as { name: 'openai'; model: string });
+      return providerBackend(provider, {
+        ...sampling,
+        promptStyle: chat ? 'chat' : 'completion',
+        signal,
+        onFatal,
+        ...(constrained ? { constrainBy: specs } : {}),
+        ...(price ? { price } : {}),
+        ...(stored.batch ? { batchPrices: true } : {}),
+        ...(stored.spendingCapUsd !== undefined ? { spendingCapUsd: stored.spendingCapUsd } : {}),
+      });
+    }
     if (run.model?.remote) {
-      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel: parallel ?? DEFAULT_PARALLEL, ...(constrained ? { constrainBy: specs } : {}) });
+      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel: parallel ?? DEFAULT_PARALLEL, signal, onFatal, ...(this.ctx.providers?.timeoutMs !== undefined ? { timeoutMs: this.ctx.providers.timeoutMs } : {}), ...(constrained ? { constrainBy: specs } : {}) });
     }
     const file = run.model?.path;
     if (!file) throw new Error(`run ${run.id} names no model`);
@@ -216,6 +239,7 @@ export class RunJobs {
       }
     };
     let backend: GenerationBackend | undefined;
+    let fatal: string | undefined;
     let ending: { status: RunStatus; fields: { error?: string | null; finished?: boolean } } = { status: 'failed', fields: { error: 'stopped unexpectedly' } };
     try {
       const specs = new Map<string, ApiSpec>();
@@ -225,7 +249,11 @@ export class RunJobs {
         if (spec) specs.set(input.api, spec);
       }
       const samples: RunSample[] = inputs.map((i) => ({ index: i.index, api: i.api, task: i.task, config: i.config, ...(i.knowledge ? { knowledge: i.knowledge } : {}) }));
-      backend = await this.backendFor(run, specs);
+      // A bad key, spent quota or the spending cap stops the whole run at once (in-flight requests aborted), as failed with that line.
+      backend = await this.backendFor(run, specs, controller.signal, (message) => {
+        fatal ??= message;
+        controller.abort();
+      });
       const manifest = { ...(run.manifest ?? {}), ...backend.manifest };
       this.ctx.runs.setManifest(runId, manifest);
       await using executor = createExecutor({ timeoutMs: 1000 });
@@ -243,8 +271,13 @@ export class RunJobs {
         markFinished: false,
       });
       await this.ctx.results.storeStatistics(runId);
-      if (result.interrupted) ending = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' } };
-      else ending = { status: 'finished', fields: { finished: true } };
+      if (backend.totals) this.ctx.runs.setManifest(runId, { ...manifest, usage: backend.totals() });
+      const outcome = outcomeOf(this.ctx.store.getRun(runId)?.samples ?? []);
+      if (fatal !== undefined && (result.interrupted || outcome.scored === 0)) ending = { status: 'failed', fields: { error: fatal } };
+      else if (result.interrupted) ending = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' } };
+      // Nothing scored: the run failed, whatever ran (23.13); some errors: finished, saying how many (Retry errors regenerates them).
+      else if (outcome.scored === 0 && outcome.errors > 0) ending = { status: 'failed', fields: { error: `all ${outcome.errors} outputs failed; the first: ${outcome.firstError}` } };
+      else ending = { status: 'finished', fields: { finished: true, ...(outcome.errors > 0 ? { error: `finished with ${outcome.errors} errors; the first: ${outcome.firstError}` } : {}) } };
     } catch (error) {
       ending = { status: 'failed', fields: { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' } };
     } finally {
@@ -261,4 +294,10 @@ export class RunJobs {
       }
     }
   }
+}
+
+/** How a run's stored outputs came out: scored, errored, and the first error's line. */
+export function outcomeOf(samples: readonly { readonly error?: string | undefined }[]): { scored: number; errors: number; firstError: string } {
+  const errored = samples.filter((s) => s.error !== undefined);
+  return { scored: samples.length - errored.length, errors: errored.length, firstError: (errored[0]?.error ?? '').split('\n')[0]! };
 }

@@ -9,7 +9,7 @@ import type { SampleState, Store } from '../store/index.js';
 import { EvaluationService, type EvaluationHandlers, type EvaluationOptions } from './evaluation.js';
 import type { Demo } from './demo.js';
 import { seedDemoRuns } from './demoRuns.js';
-import { environmentKeys, keyStatus, type ApiKeyStore } from './apiKeys.js';
+import { environmentKeys, KEY_VARIABLES, keyStatus, type ApiKeyStore } from './apiKeys.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
 import { endpointExcerpt, nearDuplicates, quickFixes } from './review.js';
 import { checklistNote } from '../api/checklist.js';
@@ -53,15 +53,16 @@ export class WorkbenchService implements WorkbenchHandlers {
     this.store = options.store;
     this.author = options.author ?? safeUsername();
     this.prepare = options.prepare ?? prepareDataset;
+    this.apiKeys = options.apiKeys ?? environmentKeys();
     this.evaluation = new EvaluationService({
       store: this.store,
+      keys: this.apiKeys,
       author: this.author,
       spec: async (hash) => (this.store.getSpec(hash) ? this.spec(hash) : undefined),
       emit: (event) => this.emit(event),
       modelsFolder: options.evaluation?.modelsFolder ?? 'models',
       ...options.evaluation,
     });
-    this.apiKeys = options.apiKeys ?? environmentKeys();
     this.synthesis = new SynthesisJobs({
       store: this.store,
       author: this.author,
@@ -96,6 +97,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   downloadModel = (i: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.evaluation.downloadModel(i);
   cancelDownload = (i: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.evaluation.cancelDownload(i);
   listDownloads = (i: Parsed<'listDownloads'>): Promise<Output<'listDownloads'>> => this.evaluation.listDownloads(i);
+  listProviderModels = (i: Parsed<'listProviderModels'>): Promise<Output<'listProviderModels'>> => this.evaluation.listProviderModels(i);
   previewRun = (i: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => this.evaluation.previewRun(i);
   startRun = (i: Parsed<'startRun'>): Promise<Output<'startRun'>> => this.evaluation.startRun(i);
   cancelRun = (i: Parsed<'cancelRun'>): Promise<Output<'cancelRun'>> => this.evaluation.cancelRun(i);
@@ -272,7 +274,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   async saveApiKey(input: Parsed<'saveApiKey'>): Promise<Output<'saveApiKey'>> {
-    if (!this.apiKeys.save) throw new WapiiError('bad_input', `keys are read from the environment here: set ${input.provider === 'gemini' ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY'} before starting wapii`);
+    if (!this.apiKeys.save) throw new WapiiError('bad_input', `keys are read from the environment here: set ${KEY_VARIABLES[input.provider][0]} before starting wapii`);
     this.apiKeys.save(input.provider, input.key);
     return keyStatus(this.apiKeys, input.provider);
   }

@@ -28,7 +28,8 @@ export interface RunRow {
   readonly settings: Record<string, unknown>;
   readonly manifest: Record<string, unknown> | null;
   readonly statistics: { statistics?: Record<string, unknown>; per_api?: Record<string, unknown> } | null;
-  readonly model: { modelId?: number; name: string; path?: string; remote?: string } | null;
+  /** `provider`: a hosted model or key-carrying server (main/generation/providers): its settings, never a key. */
+  readonly model: { modelId?: number; name: string; path?: string; remote?: string; provider?: { name: string; model: string; baseUrl?: string; pool?: string[]; batch?: boolean; concurrency?: number; spendingCapUsd?: number } } | null;
   readonly subset: Record<string, unknown> | null;
   readonly ownerPid: number | null;
   readonly error: string | null;

@@ -38,7 +38,8 @@ function fakeServer(samples: SampleDraft[], fail: (n: number, prompt: string) =>
   const byPrompt = new Map(samples.map((s) => [completionPrompt(s, 'full').text, oracleProgram(s, 'full').completion.replace(/\n\n[\s\S]*$/, '')]));
   return startCompletionStandIn(({ prompt }, n) => {
     const outcome = fail(n, prompt);
-    if (outcome === 'error') return { status: 503, message: 'Loading model' };
+    // A 400 is not retried (a 503 now is, with backoff): the sample fails with the server's message.
+    if (outcome === 'error') return { status: 400, message: 'the request exceeds the available context size' };
     return { text: outcome === 'garbage' ? "get('https://elsewhere.example/x');" : (byPrompt.get(prompt) ?? 'no such prompt') };
   });
 }
@@ -76,7 +77,7 @@ describe('wapii run against an OpenAI-compatible server, report, compare, retry'
       const stored = withStore(db, (s) => s.getRun(1)!);
       const errored = stored.samples.filter((s) => s.error !== undefined);
       expect(errored).toHaveLength(1);
-      expect(errored[0]!.error).toMatch(/answered 503: Loading model/);
+      expect(errored[0]!.error).toMatch(/answered 400: the request exceeds the available context size/);
       expect(stored.manifest).toMatchObject({ engine: 'openai-compatible', grammar: 'gbnf', promptTemplate: expect.any(String), datasetSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
 
       const retried = await cli('--db', db, 'run', '--remote', server.url, '--dataset', DEMO_DATASET, '--specs', DEMO_SPECS, '--setting', 'constrained', '--limit', '6', '--resume', '1', '--retry-errors', '--json');

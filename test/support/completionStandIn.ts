@@ -23,6 +23,11 @@ export async function startCompletionStandIn(reply: (request: CompletionRequest,
     let data = '';
     req.on('data', (c: Buffer) => (data += c.toString()));
     req.on('end', () => {
+      // The workbench asks /v1/models before it queues a run (and /props, /version to know the engine): a model list, and 404s.
+      if (req.method === 'GET') {
+        if (req.url === '/v1/models') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'stand-in' }] }));
+        return void res.writeHead(404).end('not found');
+      }
       const body = JSON.parse(data) as Record<string, unknown>;
       const request = { method: req.method!, url: req.url!, contentType: req.headers['content-type'], body, prompt: String(body['prompt']) };
       received.push(request);

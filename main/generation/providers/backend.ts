@@ -1,0 +1,184 @@
+import { ConstraintMatcher, declaredNames, exportGbnf } from '../../constraints/index.js';
+import type { ApiSpec } from '../../openapi/index.js';
+import type { CompletionPrompt } from '../../prompt/index.js';
+import type { GenerationBackend, SamplingOptions, SlotGenerator } from '../backend.js';
+import type { Generation, Intervention } from '../generate.js';
+import { alignReply } from './chat.js';
+import { FatalProviderError } from './http.js';
+import { costOf, type Price } from './prices.js';
+import type { ModelProvider, ProviderPrompt } from './types.js';
+
+export interface ProviderBackendOptions extends SamplingOptions {
+  /** Chat prompts (the reply's code completes the starter) or completion prompts; default: what the provider takes, completion first. */
+  readonly promptStyle?: 'completion' | 'chat';
+  /** Sent where the provider takes a seed: the run's per-output seed. */
+  readonly seeded?: boolean;
+  /** Constrain by each API's exported GBNF (providers whose constraints are 'grammar'). */
+  readonly constrainBy?: ReadonlyMap<string, ApiSpec>;
+  /** The run's cancel: every request in flight is aborted with it. */
+  readonly signal?: AbortSignal;
+  /** A bad key, spent quota or the spending cap: the run must stop (the caller aborts it and ends it failed with this line). */
+  readonly onFatal?: (message: string) => void;
+  readonly price?: Price;
+  /** Batch API prices (half at OpenAI). */
+  readonly batchPrices?: boolean;
+  /** US dollars; the run stops once this much is spent. */
+  readonly spendingCapUsd?: number;
+}
+
+/** What a hosted or server output adds to its Generation record (stored with the output, shown in the inspector). */
+export interface ProviderCall {
+  readonly provider: string;
+  readonly model: string;
+  readonly modelVersion: string | null;
+  readonly requestIds: readonly string[];
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** null where the price table has no entry for the model. */
+  readonly costUsd: number | null;
+  readonly server: string | null;
+  /** Chat replies: the reply as received and how its code was taken from it. */
+  readonly reply?: string;
+  readonly extraction?: string;
+}
+
+/** Totals of a provider run, for its manifest. */
+export interface ProviderTotals {
+  readonly outputs: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number | null;
+  readonly modelVersions: readonly string[];
+  readonly servers: Record<string, number>;
+}
+
+/**
+ * Any ModelProvider as the run's generation backend: one slot per request the provider takes at
+ * once, each sample's prompt sent as completion text or as a chat message (prefilled with the
+ * starter where the provider can), the code aligned to the starter, usage and cost recorded.
+ */
+export function providerBackend(provider: ModelProvider, options: ProviderBackendOptions): GenerationBackend & { totals(): ProviderTotals } {
+  const style = options.promptStyle ?? (provider.capabilities.completion ? 'completion' : 'chat');
+  if (style === 'completion' && !provider.capabilities.completion) throw new FatalProviderError(`${provider.name} takes chat prompts only: use --chat`);
+  if (options.constrainBy && provider.capabilities.constraints !== 'grammar') throw new FatalProviderError(`${provider.name} cannot be constrained (no logits, no grammar): run it unconstrained`);
+  const signal = options.signal ?? new AbortController().signal;
+  const grammars = new Map<string, string>();
+  const grammarFor = (api: string): string | undefined => {
+    const spec = options.constrainBy?.get(api);
+    if (!spec) return undefined;
+    let g = grammars.get(api);
+    if (!g) grammars.set(api, (g = exportGbnf(spec)));
+    return g;
+  };
+  let spent = 0;
+  let priced = options.price !== undefined;
+  const totals = { outputs: 0, inputTokens: 0, outputTokens: 0 };
+  const versions = new Set<string>();
+  const servers: Record<string, number> = {};
+  let stopped: string | undefined;
+  const fatal = (message: string): never => {
+    stopped ??= message;
+    options.onFatal?.(message);
+    throw new FatalProviderError(message);
+  };
+
+  const slot: SlotGenerator = {
+    async generate({ prompt, api, seed }): Promise<Generation> {
+      if (stopped) fatal(stopped);
+      const grammar = options.constrainBy ? grammarFor(api) : undefined;
+      if (options.constrainBy && !grammar) throw new Error(`no spec to constrain ${api} by`);
+      const prefill = style === 'chat' && provider.capabilities.prefill && prompt.replyPrefix !== undefined;
+      const request: ProviderPrompt = style === 'completion' ? { kind: 'completion', text: prompt.text } : { kind: 'chat', messages: [{ role: 'user', content: prompt.text }], ...(prefill ? { prefill: prompt.replyPrefix } : {}) };
+      const started = performance.now();
+      let output;
+      try {
+        output = await provider.generate(
+          request,
+          {
+            maxTokens: options.maxTokens,
+            temperature: options.temperature,
+            topP: options.topP,
+            topK: options.topK,
+            ...(options.seeded !== false ? { seed } : {}),
+            // A base model's snippet ends at a blank line; a chat reply's code at its closing fence (a prefilled one), or the reply's end.
+            ...(style === 'completion' ? { stop: ['\n\n'] } : prefill ? { stop: ['\n```'] } : {}),
+            ...(grammar ? { grammar } : {}),
+          },
+          signal,
+        );
+      } catch (error) {
+        if (error instanceof FatalProviderError && !signal.aborted) fatal(error.message);
+        throw error;
+      }
+      const cost = costOf(options.price, output.usage, options.batchPrices);
+      if (cost === undefined) priced = false;
+      spent += cost ?? 0;
+      totals.outputs++;
+      totals.inputTokens += output.usage.inputTokens;
+      totals.outputTokens += output.usage.outputTokens;
+      if (output.modelVersion) versions.add(output.modelVersion);
+      if (output.server) servers[output.server] = (servers[output.server] ?? 0) + 1;
+      const aligned = style === 'chat' ? alignReply(prompt, output.text, prefill) : { text: output.text, rule: undefined };
+      const spec = options.constrainBy?.get(api);
+      const closed = spec && style === 'completion' ? closeInvocation(spec, prompt, aligned.text, output.usage.outputTokens) : undefined;
+      const call: ProviderCall = {
+        provider: provider.name,
+        model: provider.model,
+        modelVersion: output.modelVersion ?? null,
+        requestIds: output.requestIds,
+        inputTokens: output.usage.inputTokens,
+        outputTokens: output.usage.outputTokens,
+        costUsd: cost ?? null,
+        server: output.server ?? null,
+        ...(aligned.rule !== undefined ? { reply: output.text, extraction: aligned.rule } : {}),
+      };
+      // Past the cap: this output is kept (it was paid for), no further request goes out.
+      if (options.spendingCapUsd !== undefined && spent >= options.spendingCapUsd) {
+        stopped ??= `stopped at the spending cap of $${options.spendingCapUsd.toFixed(2)} ($${spent.toFixed(4)} spent on ${totals.outputs} outputs); raise the cap and resume`;
+        options.onFatal?.(stopped);
+      }
+      return {
+        text: aligned.text + (closed?.text ?? ''),
+        tokens: output.usage.outputTokens,
+        stop: output.finish === 'length' ? 'limit' : style === 'chat' || output.finish === 'stop' ? 'snippet' : 'eos',
+        interventions: closed ? [closed] : [],
+        promptTokens: output.usage.inputTokens,
+        reusedPromptTokens: 0,
+        promptMs: 0,
+        generateMs: performance.now() - started,
+        constraintMs: 0,
+        batched: 1, // the provider batches as it sees fit and does not say
+        provider: call,
+      };
+    },
+  };
+  return {
+    manifest: {
+      engine: provider.name,
+      model: provider.model,
+      ...provider.describe,
+      capabilities: provider.capabilities,
+      prompt: style,
+      grammar: options.constrainBy ? 'gbnf' : 'none',
+      ...(options.spendingCapUsd !== undefined ? { spendingCapUsd: options.spendingCapUsd } : {}),
+      ...(options.price ? { price: { ...options.price, batch: options.batchPrices === true } } : { price: null }),
+    },
+    slots: provider.concurrency,
+    slot: () => slot,
+    totals: () => ({ ...totals, costUsd: priced ? spent : null, modelVersions: [...versions].sort(), servers: { ...servers } }),
+    async [Symbol.asyncDispose]() {},
+  };
+}
+
+/**
+ * A constrained output that the token limit (or the server's blank-line stop) cut inside the
+ * invocation is closed by the shortest legal completion, as the local backend does at its limit;
+ * the grammar kept every token legal, so the code then runs. Undefined where nothing is open, or
+ * where the text left the workbench's language (the GBNF is a relaxation of it: the score says).
+ */
+export function closeInvocation(spec: ApiSpec, prompt: CompletionPrompt, text: string, step: number): Extract<Intervention, { kind: 'closed' }> | undefined {
+  const matcher = ConstraintMatcher.create(spec, declaredNames(prompt.starter));
+  if (!matcher.feed(prompt.text).ok || !matcher.feed(text).ok || matcher.isComplete()) return undefined;
+  const closing = matcher.completion();
+  return closing ? { kind: 'closed', step, text: closing } : undefined;
+}

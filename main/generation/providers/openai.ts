@@ -1,0 +1,84 @@
+import pLimit from 'p-limit';
+import { FatalProviderError, mayCarryKey, requestIds, requestJson, type HttpOptions } from './http.js';
+import type { ChatMessage, GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
+
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAiChatOptions extends HttpOptions {
+  readonly model: string;
+  readonly apiKey: string;
+  /** Default https://api.openai.com/v1; a loopback URL for a stand-in. */
+  readonly baseUrl?: string;
+  readonly concurrency?: number;
+}
+
+interface ChatCompletion {
+  readonly id?: string;
+  readonly model?: string;
+  readonly choices?: readonly { readonly message?: { readonly content?: string | null; readonly refusal?: string | null }; readonly finish_reason?: string | null }[];
+  readonly usage?: { readonly prompt_tokens?: number; readonly completion_tokens?: number };
+}
+
+/** `/v1` added to a bare origin, trailing slashes dropped. */
+export const v1Base = (url: string): string => {
+  const base = url.replace(/\/+$/, '');
+  return /\/v1$/.test(base) ? base : `${base}/v1`;
+};
+
+/** The messages of a chat prompt (a completion prompt is one user message). */
+export const messagesOf = (prompt: ProviderPrompt): readonly ChatMessage[] => (prompt.kind === 'chat' ? prompt.messages : [{ role: 'user', content: prompt.text }]);
+
+/** The body of a chat completion request, as OpenAI's Batch API lines carry it too. */
+export function chatBody(model: string, prompt: ProviderPrompt, options: GenerateOptions, tokensField: 'max_tokens' | 'max_completion_tokens'): Record<string, unknown> {
+  return {
+    model,
+    messages: messagesOf(prompt),
+    [tokensField]: options.maxTokens,
+    temperature: options.temperature,
+    ...(options.topP !== undefined && options.temperature > 0 ? { top_p: options.topP } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.stop?.length ? { stop: options.stop.slice(0, 4) } : {}),
+  };
+}
+
+/** A chat completion's answer as a ProviderOutput. */
+export function chatOutput(body: unknown, headers?: Headers): ProviderOutput {
+  const parsed = body as ChatCompletion;
+  const choice = parsed.choices?.[0];
+  if (!choice?.message) throw new Error('the answer has no choices[0].message');
+  return {
+    text: choice.message.content ?? '',
+    finish: choice.finish_reason === 'length' ? 'length' : choice.finish_reason === 'stop' || choice.finish_reason == null ? 'stop' : 'other',
+    usage: { inputTokens: parsed.usage?.prompt_tokens ?? 0, outputTokens: parsed.usage?.completion_tokens ?? 0 },
+    requestIds: requestIds(parsed.id, headers?.get('x-request-id')),
+    ...(parsed.model ? { modelVersion: parsed.model } : {}),
+  };
+}
+
+/** OpenAI's chat completions API (Bearer key). The answer's `model` is the dated snapshot that served it. */
+export function openAiChat(options: OpenAiChatOptions): ModelProvider {
+  const base = v1Base(options.baseUrl ?? OPENAI_BASE_URL);
+  if (!mayCarryKey(base, 'api.openai.com')) throw new FatalProviderError(`the OpenAI key is sent only to https://api.openai.com or a server on this machine, not to ${new URL(base).origin}`);
+  const headers = { authorization: `Bearer ${options.apiKey}` };
+  const concurrency = options.concurrency ?? 8;
+  const limit = pLimit(concurrency);
+  return {
+    name: 'openai',
+    model: options.model,
+    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: true, listsModels: true },
+    concurrency,
+    describe: { provider: 'openai', baseUrl: new URL(base).origin, api: 'chat/completions' },
+    generate: (prompt, generateOptions, signal) =>
+      limit(async () => {
+        const answer = await requestJson(`${base}/chat/completions`, { method: 'POST', headers, body: chatBody(options.model, prompt, generateOptions, 'max_completion_tokens') }, signal, options);
+        return chatOutput(answer.body, answer.headers);
+      }),
+    check: async (signal) => {
+      await requestJson(`${base}/models/${encodeURIComponent(options.model)}`, { method: 'GET', headers }, signal, { ...options, retry: { retries: 1, minDelayMs: 200, maxDelayMs: 1000, maxRetryAfterMs: 2000 } });
+    },
+    listModels: async (signal) => {
+      const answer = await requestJson(`${base}/models`, { method: 'GET', headers }, signal, options);
+      return ((answer.body as { data?: { id?: string }[] }).data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string').sort();
+    },
+  };
+}
