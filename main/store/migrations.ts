@@ -212,4 +212,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE file_hashes ADD COLUMN ctime_ms REAL;
   ALTER TABLE file_hashes ADD COLUMN ino TEXT;
   `,
+  /* 9: a sample's fields beyond api, index, task, config, checks and vetted (the real-world dataset's starter_code, definitions, template_url, provenance, and any unknown field), kept verbatim; a run's snapshot keeps them too */ `
+  ALTER TABLE samples ADD COLUMN fields TEXT;      -- JSON object (NULL: none)
+  ALTER TABLE run_inputs ADD COLUMN fields TEXT;   -- JSON object (NULL: none)
+  `,
 ];
