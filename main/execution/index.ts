@@ -1,5 +1,5 @@
 export { Sandbox, parseRecord, type Execution, type ExecutionErrorKind, type RawRequest, type SandboxOptions } from './sandbox.js';
-export { extractInvocation, referenceProgram, type CutRule, type Extraction } from './extract.js';
+export { extractInvocation, referenceProgram, searchStart, type CutRule, type Extraction, type ExtractionSetup, type RunRule } from './extract.js';
 export { normalizeCaptured, normalizeRequest, type CapturedRequest, type Normalized, type NormalizeMode } from './normalize.js';
 export { rewriteImports } from './program.js';
 export { createExecutor, defaultPoolSize, type Executor, type ExecutorOptions } from './pool.js';

@@ -1,6 +1,7 @@
-import type { RequestConfig } from '../api/schemas.js';
+import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import type { Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
+import { setupFor } from '../prompt/index.js';
 import { statisticsPerApi, type CompatMode, type Statistics } from '../scoring/index.js';
 import { evaluateCode, type CodeEvaluation } from './evaluate.js';
 
@@ -9,6 +10,11 @@ export interface CodeSample {
   readonly index: number;
   readonly api: string;
   readonly config: RequestConfig;
+  readonly task?: string;
+  /** A real-world sample's own starter: its code is read and run as upstream's real-world pipeline does (see Setup). */
+  readonly starter_code?: string;
+  readonly definitions?: Readonly<Record<string, JsonValue>>;
+  readonly template_url?: string;
 }
 
 export interface ScoredCode {
@@ -43,7 +49,9 @@ export async function scoreCodes(input: {
       const spec = input.specs.get(sample.api);
       if (!spec) throw new Error(`bug: no spec for ${sample.api}`);
       const code = input.codes.get(sample.index) ?? '';
-      const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default');
+      // Code files of the fixed starter are read as they always were (the call searched from the start).
+      const setup = sample.starter_code === undefined ? undefined : setupFor({ ...sample, task: sample.task ?? '' }, 'full');
+      const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default', setup);
       input.onProgress?.(++done, todo.length);
       return { index: sample.index, api: sample.api, code, evaluation };
     }),
