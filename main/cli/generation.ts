@@ -9,7 +9,7 @@ import { createExecutor } from '../execution/index.js';
 import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
 import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type CompletionMode } from '../prompt/index.js';
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
-import { headlineValue, HEADLINE, type Statistics } from '../scoring/index.js';
+import { headlineValue, HEADLINE, proportionsOf, type Statistics } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
 import type { RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
@@ -20,6 +20,7 @@ import type { CliIo } from './program.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
 import { failureTable } from './taxonomy.js';
+import { pairedRuns, pairedTable, uncertaintyJson } from './uncertainty.js';
 
 const positiveInt = (name: string, value: string, min = 1): number => {
   const n = Number(value);
@@ -96,6 +97,11 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--model <file.gguf>', 'local GGUF model (node-llama-cpp)')
     .option('--remote <url>', 'an OpenAI-compatible completions server instead (llama-server, vLLM)')
     .option('--remote-model <name>', 'model name to send to the remote server', 'default')
+    .addOption(new Option('--provider <name>', 'a hosted model or a server behind a key, with --model <its name> (stored datasets): keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENAI_COMPATIBLE_API_KEY').choices(['openai', 'anthropic', 'gemini', 'openai-compatible']))
+    .option('--base-url <url>', "with --provider: the API's base URL (default: the provider's own; required for openai-compatible); a key goes only to this origin")
+    .option('--pool <urls>', 'with --provider openai-compatible: more servers (comma-separated) sharing the samples by free slots; a failing one hands its samples to the others')
+    .option('--batch', "with --provider openai: OpenAI's Batch API (half the price)")
+    .option('--spending-cap <usd>', 'with --provider: stop the run once its outputs cost this many US dollars (prices from prices.json beside the database, or $WAPII_PRICES)')
     .requiredOption('--dataset <file|id|name>', 'a stored dataset (id or name), or a dataset JSON file with --specs')
     .option('--specs <dir>', 'spec folder (<api>.yaml|json) of a dataset file')
     .option('--api <apis>', 'stored dataset: only these APIs (comma-separated)')
@@ -127,6 +133,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       };
       // Without --specs the dataset is a stored one: the service's job queue runs it, as in the app.
       if (opts['specs'] === undefined) return runOnStoredDataset(program, io, opts, draw, reportText);
+      if (opts['provider'] !== undefined) throw new WapiiError('bad_input', '--provider runs on a stored dataset: import it first (`wapii import <file> --specs <dir>`), then `wapii run --dataset <id|name> --provider ...`');
       if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
       if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
       const setup = str('setup') as CompletionMode;
@@ -227,7 +234,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         const json = [];
         for (const r of results) {
           const failures = await runFailureCounts(program, r.runId);
-          json.push({ ...r.report, ...(failures ? { failures } : {}), run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) });
+          json.push({ ...r.report, ...uncertaintyJson(r.report), ...(failures ? { failures } : {}), run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) });
         }
         io.stdout(JSON.stringify(json.length === 1 ? json[0] : json, null, 2) + '\n');
       } else for (const r of results) io.stdout(`${conditions.length > 1 ? `knowledge: ${r.condition}\n` : ''}${reportText(r.report)}run ${r.runId}\n`);
@@ -243,7 +250,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const report = reportOf(run);
       const failures = await runFailureCounts(program, run.id);
       if (opts.json) {
-        io.stdout(JSON.stringify({ ...report, ...(failures ? { failures } : {}) }, null, 2) + '\n');
+        io.stdout(JSON.stringify({ ...report, ...uncertaintyJson(report), ...(failures ? { failures } : {}) }, null, 2) + '\n');
         return;
       }
       io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
@@ -258,8 +265,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .description('metric deltas between two runs, and the samples whose verdict changed')
     .argument('<runA>')
     .argument('<runB>')
-    .option('--json', 'print {metrics, changed}')
-    .action((a: string, b: string, opts: { json?: boolean }) => {
+    .option('--json', 'print {metrics, changed, paired, alignment}: paired[outcome] = {both, a_only, b_only, neither, p_value} (exact McNemar on the samples both runs have)')
+    .action(async (a: string, b: string, opts: { json?: boolean }) => {
       const runA = loadRun(program, a);
       const runB = loadRun(program, b);
       const ra = reportOf(runA);
@@ -267,7 +274,10 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
         const va = headlineValue(ra.statistics, key);
         const vb = headlineValue(rb.statistics, key);
-        return { label, key, a: va, b: vb, delta: vb - va };
+        // A rate with no denominator is undefined (the reference's 0 is kept under its name); its delta is null.
+        const oa = proportionsOf(ra.statistics)[key];
+        const ob = proportionsOf(rb.statistics)[key];
+        return { label, key, a: va, b: vb, delta: oa?.n === 0 || ob?.n === 0 ? null : vb - va, ...(oa ? { a_of: oa, b_of: ob } : {}) };
       });
       const verdictOf = (r: RunReport, index: string): string | undefined => {
         const v = r.samples[index];
@@ -276,15 +286,19 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       };
       const indexes = [...new Set([...Object.keys(ra.samples), ...Object.keys(rb.samples)])].sort((x, y) => Number(x) - Number(y));
       const changed = indexes.map((i) => ({ index: Number(i), a: verdictOf(ra, i) ?? null, b: verdictOf(rb, i) ?? null })).filter((c) => c.a !== c.b);
+      // Samples paired by identity and tested per outcome (exact McNemar), as the Compare page does.
+      const { paired, alignment } = await pairedRuns(program, runA.id, runB.id);
       if (opts.json) {
-        io.stdout(JSON.stringify({ runs: [runA.id, runB.id], metrics, changed }, null, 2) + '\n');
+        io.stdout(JSON.stringify({ runs: [runA.id, runB.id], metrics, changed, paired, alignment }, null, 2) + '\n');
         return;
       }
-      const fmt = (key: string, v: number): string => (key === 'samples_total' ? String(v) : percent(v));
-      const fmtDelta = (key: string, v: number): string => (key === 'samples_total' ? `${v >= 0 ? '+' : ''}${v}` : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`);
-      io.stdout(formatTable(['', `run ${runA.id}`, `run ${runB.id}`, 'Δ (points)'], metrics.map((m) => [m.label, fmt(m.key, m.a), fmt(m.key, m.b), fmtDelta(m.key, m.delta)])));
+      const fmt = (key: string, v: number, of: { k: number; n: number } | undefined): string => (key === 'samples_total' ? String(v) : of?.n === 0 ? `– (${of.k}/0)` : percent(v));
+      const fmtDelta = (key: string, v: number | null): string => (v === null ? '–' : key === 'samples_total' ? `${v >= 0 ? '+' : ''}${v}` : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`);
+      io.stdout(formatTable(['', `run ${runA.id}`, `run ${runB.id}`, 'Δ (points)'], metrics.map((m) => [m.label, fmt(m.key, m.a, m.a_of), fmt(m.key, m.b, m.b_of), fmtDelta(m.key, m.delta)])));
       io.stdout(`\n${changed.length} samples changed verdict\n`);
       if (changed.length > 0) io.stdout(formatTable(['sample', `run ${runA.id}`, `run ${runB.id}`], changed.map((c) => [String(c.index), c.a ?? '-', c.b ?? '-'])));
+      io.stdout(`\n${alignment.common} samples paired by ${alignment.by}${alignment.aLacks || alignment.bLacks ? ` (run ${runA.id} lacks ${alignment.aLacks}, run ${runB.id} lacks ${alignment.bLacks})` : ''}; * p < 0.05\n`);
+      io.stdout(pairedTable(paired, runA.id, runB.id));
     });
 }
 

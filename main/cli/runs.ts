@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { StartRunInputSchema } from '../api/evaluation.js';
+import type { ProviderModelSchema, StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
 import type { GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
@@ -10,6 +10,7 @@ import type { CompletionMode } from '../prompt/index.js';
 import type { CliIo } from './program.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
+import { uncertaintyJson } from './uncertainty.js';
 
 /** The options of `wapii run` as commander hands them over. */
 export type RunOptions = Record<string, string | boolean | undefined>;
@@ -50,7 +51,8 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     io.stderr(`resuming run ${runId}${summary.knowledge && summary.knowledge !== 'none' ? ` (knowledge: ${summary.knowledge})` : ''}: ${summary.done} outputs stored, ${summary.total - summary.done} to generate\n`);
     runIds = [runId];
   } else {
-    if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
+    if (opts['provider'] === undefined && !opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf>, --remote <url>, or --provider <name> --model <name>');
+    if (opts['provider'] !== undefined && (!opts['model'] || opts['remote'])) throw new WapiiError('bad_input', '--provider takes the model by name: --provider <name> --model <model> [--base-url <url>]');
     const subset = {
       ...(opts['limit'] !== undefined ? { limit: int('--limit', str('limit'), 1) } : {}),
       ...(opts['api'] !== undefined ? { apis: str('api').split(',') } : {}),
@@ -60,9 +62,12 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     const all = wb.store.listSamples(dataset.id);
     if (selectSubset(all, subset).length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, subset));
     conditionsOf({ knowledge });
-    const model: z.input<typeof StartRunInputSchema>['model'] = opts['model']
-      ? { modelId: (await client.addModel({ path: str('model') })).id }
-      : { remote: { url: str('remote'), model: str('remoteModel') } };
+    const model: z.input<typeof StartRunInputSchema>['model'] =
+      opts['provider'] !== undefined
+        ? { provider: providerOption(opts) }
+        : opts['model']
+          ? { modelId: (await client.addModel({ path: str('model') })).id }
+          : { remote: { url: str('remote'), model: str('remoteModel') } };
     const input: z.input<typeof StartRunInputSchema> = {
       datasetId: dataset.id,
       model,
@@ -108,7 +113,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
   if (reports.length === 0) return;
   const grid = runIds.length > 1;
   if (opts['json']) {
-    const json = reports.map((r) => ({ ...r.report, run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
+    const json = reports.map((r) => ({ ...r.report, ...uncertaintyJson(r.report), run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
     io.stdout(JSON.stringify(grid ? json : json[0], null, 2) + '\n');
   } else for (const r of reports) io.stdout(`${grid ? `knowledge: ${r.knowledge}\n` : ''}${reportText(r.report)}run ${r.run}\n`);
 }
@@ -130,16 +135,34 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           io.stdout('no runs yet: start one with `wapii run --dataset <id|name> --model <file.gguf>`\n');
           return;
         }
-        const cell = (v: number | null): string => (v === null ? '-' : percent(v));
+        // A rate with no denominator (illegal among 0 executable outputs) is undefined, not 0.0%.
+        const cell = (v: number | null, of: { k: number; n: number } | null): string => (v === null ? '-' : of?.n === 0 ? `– (${of.k}/0)` : percent(v));
         io.stdout(
           formatTable(
             ['run', 'status', 'dataset', 'model', 'setup', 'setting', 'knowledge', 'done', 'correct (t)', 'illegal (e)', 'created'],
-            runs.map((r) => [String(r.id), r.status + (r.datasetChanged ? ' *' : ''), r.dataset, r.model ?? '-', r.setup ?? '-', r.setting ?? '-', r.knowledge ?? '-', `${r.done}/${r.total}`, cell(r.correct), cell(r.illegal), r.createdAt.slice(0, 16).replace('T', ' ')]),
+            runs.map((r) => [String(r.id), r.status + (r.datasetChanged ? ' *' : ''), r.dataset, r.model ?? '-', r.setup ?? '-', r.setting ?? '-', r.knowledge ?? '-', `${r.done}/${r.total}`, cell(r.correct, r.correctOf) + (r.overridden ? ' †' : ''), cell(r.illegal, r.illegalOf) + (r.overridden ? ' †' : ''), r.createdAt.slice(0, 16).replace('T', ' ')]),
           ),
         );
         if (runs.some((r) => r.datasetChanged)) io.stdout('* the dataset was edited since the run took its samples\n');
+        if (runs.some((r) => r.overridden)) io.stdout('† includes verdicts a reviewer overrode\n');
       } finally {
         await wb.shutdown();
       }
     });
+}
+
+/** `--provider <name> --model <m> [--base-url] [--pool] [--batch] [--spending-cap] [--parallel]` as the contract's provider model. */
+function providerOption(opts: RunOptions): z.input<typeof ProviderModelSchema> {
+  const str = (k: string): string => String(opts[k]);
+  const cap = opts['spendingCap'] !== undefined ? Number(str('spendingCap')) : undefined;
+  if (cap !== undefined && !(cap > 0)) throw new WapiiError('bad_input', `--spending-cap must be a positive number of US dollars, not "${str('spendingCap')}"`);
+  return {
+    name: str('provider') as z.input<typeof ProviderModelSchema>['name'],
+    model: str('model'),
+    ...(opts['baseUrl'] !== undefined ? { baseUrl: str('baseUrl') } : {}),
+    ...(opts['pool'] !== undefined ? { pool: str('pool').split(',').map((u) => u.trim()).filter((u) => u !== '') } : {}),
+    ...(opts['batch'] ? { batch: true } : {}),
+    ...(cap !== undefined ? { spendingCapUsd: cap } : {}),
+    ...(opts['parallel'] !== undefined ? { concurrency: int('--parallel', str('parallel'), 1) } : {}),
+  };
 }

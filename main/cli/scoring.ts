@@ -6,12 +6,13 @@ import { parseDataset } from '../dataset/index.js';
 import { createExecutor } from '../execution/index.js';
 import { oracleProgram, type CallStyle, type CompletionMode, type Quote } from '../prompt/index.js';
 import { scoreCodes, type CodeScores } from '../runner/index.js';
-import { headlineValue, HEADLINE, type CompatMode, type Statistics } from '../scoring/index.js';
+import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
 import { readCodeDir, readFileInput, readSpecDir, writeFiles } from './files.js';
 import type { CliIo } from './program.js';
 import { formatTable } from './table.js';
 import { failuresOf, failureTable } from './taxonomy.js';
+import { uncertaintyJson } from './uncertainty.js';
 
 export const percent = (v: number): string => `${(v * 100).toFixed(1)}%`;
 
@@ -22,17 +23,15 @@ export function headlineTable(statistics: Statistics, perApi: Readonly<Record<st
   const stats = (c: string): Statistics => (c === 'all' ? statistics : (perApi[c] ?? statistics));
   const rows = [
     ['Samples', ...columns.map((c) => String(headlineValue(stats(c), 'samples_total')))],
-    ...HEADLINE.map(([label, key]) => [label, ...columns.map((c) => percent(headlineValue(stats(c), key)))]),
+    // A rate with no denominator is undefined: "–" with its counts, not the reference's 0.0%.
+    ...HEADLINE.map(([label, key]) => [label, ...columns.map((c) => (proportionsOf(stats(c))[key]?.n === 0 ? `– (${proportionsOf(stats(c))[key]!.k}/0)` : percent(headlineValue(stats(c), key))))]),
   ];
   return formatTable(['', ...columns], rows);
 }
 
 export function scoreJson(scores: CodeScores): unknown {
-  return {
-    statistics: scores.statistics,
-    per_api: scores.perApi,
-    samples: Object.fromEntries(scores.samples.map((s) => [String(s.index), s.evaluation.verdict])),
-  };
+  const report = { statistics: scores.statistics, per_api: scores.perApi, samples: Object.fromEntries(scores.samples.map((s) => [String(s.index), s.evaluation.verdict])) };
+  return { ...report, ...uncertaintyJson(report) };
 }
 
 export function registerScoringCommands(program: Command, io: CliIo): void {
