@@ -10,6 +10,7 @@ import { benchExecution } from './execution.js';
 import { benchExecutability } from './executability.js';
 import { benchGeneration } from './generation.js';
 import { benchServe } from './serve.js';
+import { benchFirstLoad } from './firstLoad.js';
 import { benchResults } from './results.js';
 import { benchRetrieval } from './retrieval.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
@@ -35,6 +36,7 @@ if (wanted('execution')) await benchExecution(wapiibench);
 // Named only (`npm run bench -- executability`): a correctness sweep of tens of minutes, not a timing.
 if (only.includes('executability')) await benchExecutability();
 if (wanted('serve')) await benchServe(wapiibench);
+if (wanted('first-load')) await benchFirstLoad();
 if (wanted('results')) await benchResults(root);
 if (wanted('retrieval')) await benchRetrieval();
 // GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.

@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { pipeline } from 'node:stream';
 import { METHODS, type Method, type WorkbenchEvent } from './contract.js';
 import { HTTP_STATUS, toErrorInfo } from './errors.js';
 import type { Envelope } from './constants.js';
 import { BodyReader, type BodyLimits } from './httpBody.js';
-import { cookieName, credentialOf, crossSiteReason, parseTarget, sameToken } from './httpGuard.js';
+import { StaticFiles } from './httpStatic.js';
+import { cookieName, credentialOf, crossSiteReason, parseTarget, sameToken, signInPage } from './httpGuard.js';
 import { WapiiError } from './result.js';
 
 export interface HttpTransportOptions {
@@ -38,16 +36,6 @@ export interface HttpTransport extends AsyncDisposable {
 
 /** A WAPIIBench import with its specs is about 2 MB; public specs reach 10–20 MB (JSON-encoded in the body). */
 export const DEFAULT_BODY_LIMITS: BodyLimits = { perRequest: 64 * 1024 * 1024, total: 128 * 1024 * 1024 };
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 
 /**
  * On every response: no framing by other sites (clickjacking), no token-bearing URL in a Referer,
@@ -84,7 +72,7 @@ function refuse(res: http.ServerResponse, status: number, code: string, message:
 export async function startHttpTransport(options: HttpTransportOptions): Promise<HttpTransport> {
   const token = options.token ?? randomBytes(24).toString('base64url');
   const host = options.host ?? '127.0.0.1';
-  const staticRoot = path.resolve(options.staticDir);
+  const files = new StaticFiles(options.staticDir);
   const log = options.log ?? (() => undefined);
   const bodies = new BodyReader(options.bodyLimits ?? DEFAULT_BODY_LIMITS);
   const streams = new Set<http.ServerResponse>();
@@ -92,20 +80,14 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
   let allowedOrigins: ReadonlySet<string> = new Set();
   let cookie = cookieName(0);
 
-  const serveStatic = async (res: http.ServerResponse, pathname: string): Promise<void> => {
-    const target = path.resolve(staticRoot, '.' + pathname);
-    const inside = target.startsWith(staticRoot + path.sep);
-    const isFile = async (file: string): Promise<boolean> => (await fs.promises.stat(file).catch(() => undefined))?.isFile() ?? false;
-    const file = inside && (await isFile(target)) ? target : path.join(staticRoot, 'index.html');
-    if (!(await isFile(file))) {
+  const serveStatic = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> => {
+    const answer = await files.answer(pathname, req);
+    if (answer.kind === 'missing') {
       send(res, 503, 'The renderer is not built: run `npm run build` first.', { 'Content-Type': 'text/plain; charset=utf-8' });
       return;
     }
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache', ...SECURITY_HEADERS });
-    // A read error mid-file can only cut this response short.
-    pipeline(fs.createReadStream(file), res, (error) => {
-      if (error && !res.destroyed) res.destroy();
-    });
+    res.writeHead(answer.status, { ...answer.headers, ...SECURITY_HEADERS });
+    res.end(req.method === 'HEAD' ? undefined : answer.body);
   };
 
   const callApi = async (req: http.IncomingMessage, res: http.ServerResponse, method: Method): Promise<void> => {
@@ -141,7 +123,11 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
     }
     const credential = credentialOf(req, cookie);
     if (!credential || !sameToken(credential.value, token)) {
-      return refuse(res, 401, 'unauthorized', 'missing or wrong access token: open the URL that `wapii serve` printed');
+      // A browser asking for a page gets a page that says how to get back in; the API stays JSON.
+      if ((req.method === 'GET' || req.method === 'HEAD') && !pathname.startsWith('/api/')) {
+        return send(res, 401, signInPage(credential !== undefined), { 'Content-Type': 'text/html; charset=utf-8' });
+      }
+      return refuse(res, 401, 'unauthorized', 'missing or wrong access token: open the URL that `wapii serve` printed (it changes at each start unless serve has --token-file)');
     }
     if (pathname === '/api/events' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS });
@@ -159,7 +145,7 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
       return callApi(req, res, method);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'not_found', 'method not allowed', { Allow: 'GET, HEAD' });
-    return serveStatic(res, pathname);
+    return serveStatic(req, res, pathname);
   };
 
   const server = http.createServer((req, res) => {

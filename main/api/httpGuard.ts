@@ -75,3 +75,35 @@ export function crossSiteReason(req: http.IncomingMessage, via: Credential['via'
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
 export const isLoopback = (host: string): boolean => LOOPBACK.test(host);
+
+/**
+ * The page a browser gets instead of the app when its token is missing or no longer valid: each
+ * `serve` makes a new token unless it is given one, so after a restart every open tab and
+ * bookmark holds a dead one. A page says how to get back in; a JSON error in the window would not.
+ * `stale`: the browser sent a token (the cookie of an earlier `serve` on this port).
+ */
+export function signInPage(stale: boolean): string {
+  const lead = stale
+    ? 'This page holds the access token of an earlier <code>wapii serve</code>. The server has restarted since, with a new token.'
+    : 'This page needs the access token that <code>wapii serve</code> printed when it started.';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>WAPII Workbench: sign in again</title>
+<style>
+:root { color-scheme: light dark; --bg: #f7f7f8; --panel: #fff; --text: #1d1d22; --muted: #6b6b76; --border: #dcdce0; }
+@media (prefers-color-scheme: dark) { :root { --bg: #16171b; --panel: #1f2026; --text: #e6e6ea; --muted: #a0a0ab; --border: #34353d; } }
+body { font: 15px/1.5 system-ui, sans-serif; background: var(--bg); color: var(--text); margin: 0; }
+main { max-width: 640px; margin: 12vh auto; padding: 24px 28px; background: var(--panel); border: 1px solid var(--border); border-radius: 8px; }
+h1 { font-size: 20px; margin: 0 0 12px; } code { font: 13px ui-monospace, monospace; } .muted { color: var(--muted); }
+ol { padding-left: 20px; }
+</style></head>
+<body><main data-testid="sign-in">
+<h1>Open the workbench from its URL</h1>
+<p>${lead}</p>
+<ol>
+<li>Find the terminal where <code>wapii serve</code> runs: it printed <code>WAPII Workbench at http://…/?token=…</code>.</li>
+<li>Open that URL (it hands this browser the new token once, in a cookie).</li>
+</ol>
+<p class="muted">For a token that stays the same across restarts, start the server with <code>wapii serve --token-file &lt;file&gt;</code>: it takes the token from the file's first line (16 to 512 characters of letters, digits, <code>.</code>, <code>_</code>, <code>~</code>, <code>-</code>; for instance made once with <code>openssl rand -hex 24 &gt; &lt;file&gt;</code>).</p>
+</main></body></html>
+`;
+}

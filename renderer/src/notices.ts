@@ -15,10 +15,15 @@ export const useNotices = create<Notices>()((set) => ({
   dismissError: () => set({ error: undefined }),
 }));
 
-/** Runs an action; a failure becomes the banner and `undefined`. */
+/**
+ * Runs an action; a failure becomes the banner and `undefined`. A success clears the banner: an
+ * error left from an earlier action would read as this one's.
+ */
 export async function attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await fn();
+    const value = await fn();
+    if (useNotices.getState().error !== undefined) useNotices.getState().dismissError();
+    return value;
   } catch (error) {
     useNotices.getState().showError(error);
     return undefined;
