@@ -13,6 +13,7 @@ import { benchServe } from './serve.js';
 import { benchFirstLoad } from './firstLoad.js';
 import { benchResults } from './results.js';
 import { benchRetrieval } from './retrieval.js';
+import { benchPool } from './pool.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -39,5 +40,6 @@ if (wanted('serve')) await benchServe(wapiibench);
 if (wanted('first-load')) await benchFirstLoad();
 if (wanted('results')) await benchResults(root);
 if (wanted('retrieval')) await benchRetrieval();
+if (wanted('pool')) await benchPool();
 // GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.
 if (wanted('generation')) await benchGeneration(wapiibench, specs ?? (await loadWapiiBench()).specs, { gpu: process.env['WAPII_BENCH_GPU'] === 'cpu' ? 'cpu' : 'auto' });
