@@ -5,8 +5,9 @@ import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 export default defineConfig({
   main: {
     plugins: [externalizeDepsPlugin()],
-    // sandbox-child: the sandbox process the execution supervisor forks (main/execution/supervisor.ts).
-    build: { rollupOptions: { input: { index: resolve('main/app/index.ts'), 'sandbox-child': resolve('main/execution/child.ts') } } },
+    // sandbox-child: the sandbox process the execution supervisor forks (main/execution/supervisor.ts);
+    // header-worker: the thread that reads untrusted GGUF headers (main/generation/headerInWorker.ts).
+    build: { rollupOptions: { input: { index: resolve('main/app/index.ts'), 'sandbox-child': resolve('main/execution/child.ts'), 'header-worker': resolve('main/generation/header-worker.ts') } } },
   },
   preload: {
     plugins: [externalizeDepsPlugin()],

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeHeavyHeader, writeLyingHeader } from '../../test/support/gguf.js';
+import { HEADER_HEAP_MB } from './headerInWorker.js';
 import { inspectModel } from './modelInfo.js';
 import { writeTestModel } from './testModel.js';
 
@@ -33,4 +35,19 @@ describe('inspectModel', () => {
     expect(refused.fit.fitsRam).toBe(false);
     expect(refused.fit.summary).toMatch(/^does not fit: needs [\d.]+ GiB RAM for 4 sequences of 1,024 tokens, [\d.]+ GiB RAM free$/);
   });
+
+  it('refuses a crafted header with one line and goes on: a count past the file’s bytes, and a header too big for the worker’s heap', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wapii-crafted-'));
+    // One array claiming 2^40 entries in a 160 MB sparse file: node-llama-cpp's reader alone allocated until V8 aborted the process.
+    const lying = path.join(dir, 'lying.gguf');
+    writeLyingHeader(lying);
+    await expect(inspectModel(lying, { memory })).rejects.toThrow(/^metadata entry "tokenizer\.ggml\.tokens" declares 1099511627776 items, more than the file's remaining \d+ bytes could hold$/);
+    // Every count within the file and the limits, but more strings than the header heap holds.
+    const heavy = path.join(dir, 'heavy.gguf');
+    writeHeavyHeader(heavy, 4, 16_000_000); // 64 million numbers in a 64 MB header
+    await expect(inspectModel(heavy, { memory })).rejects.toThrow(`reading its GGUF header needed more than ${HEADER_HEAP_MB} MB; the header is malformed or declares far more than a model holds`);
+    // The process and the next read are fine.
+    expect((await inspectModel(file, { memory, contextSize: 1024, sequences: 1 })).metadata.architecture).toBe('llama');
+    fs.rmSync(dir, { recursive: true });
+  }, 300_000);
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type Llama } from 'node-llama-cpp';
+import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, type Llama } from 'node-llama-cpp';
+import { readModelHeader } from './headerInWorker.js';
 import { defaultParallel } from './runtime.js';
 
 /** What the model library shows about a GGUF file, read from its header (no weights loaded). */
@@ -32,9 +33,9 @@ export interface MemoryState {
 
 const GGUF_MAGIC = Buffer.from('GGUF');
 
-/** Whether a file starts with the GGUF magic; checked first so a wrong file gets a plain answer. */
+/** Whether a file starts with the GGUF magic; checked first so a wrong file gets a plain answer. Opened non-blocking: a FIFO must not hang it. */
 export function isGgufFile(file: string): boolean {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     const head = Buffer.alloc(4);
     return fs.readSync(fd, head, 0, 4, 0) === 4 && head.equals(GGUF_MAGIC);
@@ -60,13 +61,16 @@ function llamaForInsights(): Promise<Llama> {
 }
 
 /**
- * Reads a GGUF file's header with node-llama-cpp and asks its insights whether the model fits:
+ * Reads a GGUF file's header with node-llama-cpp (on a worker, readModelHeader) and asks its insights whether the model fits:
  * how many layers the free VRAM takes and whether RAM holds the rest, for `sequences` parallel
  * sequences of `contextSize` tokens each (a run decodes several at once, each with its own cache;
  * absent: as many as a run takes by default where the model would run, see defaultParallel).
  */
 export async function inspectModel(file: string, options: { contextSize?: number; sequences?: number; memory?: MemoryState } = {}): Promise<{ metadata: ModelMetadata; fit: ModelFitEstimate }> {
-  const info = await readGgufFileInfo(file, { sourceType: 'filesystem', logWarnings: false });
+  // The header is untrusted: read off this thread, under a memory cap, by a reader that checks its counts.
+  const header = await readModelHeader(file);
+  if (!header.ok) throw new Error(header.error.message);
+  const info = header.value;
   const llama = await llamaForInsights();
   const insights = await GgufInsights.from(info, llama);
   const general = (info.metadata as { general?: { architecture?: string; name?: string; file_type?: number } }).general ?? {};

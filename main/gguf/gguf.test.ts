@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { readGgufFileInfo } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
-import { encodeGguf, readGgufEntries, readGgufFileEntries, readGgufMetadata, GGUF_TYPE } from './index.js';
+import { craftedHeader } from '../../test/support/gguf.js';
+import { encodeGguf, GgufFormatError, readGgufEntries, readGgufFileEntries, readGgufMetadata, GGUF_TYPE } from './index.js';
 
 const concat = (chunks: Uint8Array[]): Uint8Array => Buffer.concat(chunks);
 
@@ -73,6 +74,33 @@ describe('gguf', () => {
   it('rejects what is not GGUF, and a header cut short, with a message', () => {
     expect(() => readGgufEntries(new TextEncoder().encode('PK\u0003\u0004 not a model at all'))).toThrow(/not a GGUF file/);
     const data = concat(encodeGguf(source, []));
-    for (const cut of [30, 45, 60]) expect(() => readGgufEntries(data.subarray(0, cut))).toThrow(RangeError);
+    // Cut short, it either runs past its end or declares more than is left.
+    for (const cut of [30, 45, 60]) expect(() => readGgufEntries(data.subarray(0, cut))).toThrow(GgufFormatError);
+    expect(() => readGgufEntries(data.subarray(0, 60))).toThrow(/^the GGUF header runs past the end of the file \(byte \d+ of 60\)$/);
+    // The beginning of a longer file: read more, not refused.
+    expect(() => readGgufEntries(data.subarray(0, 45), data.byteLength)).toThrow(RangeError);
+  });
+
+  it('refuses a header whose declared counts the file could not hold, before allocating for them (a 160 MB sparse file claiming 2^40 items)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wapii-gguf-'));
+    const cases: [string, Uint8Array, RegExp][] = [
+      ['array', craftedHeader({ kind: 'array', count: 2n ** 40n }), /^metadata entry "tokenizer\.ggml\.tokens" declares 1099511627776 items, more than the file's remaining \d+ bytes could hold$/],
+      ['string array', craftedHeader({ kind: 'array', itemType: GGUF_TYPE.string, count: 2n ** 25n }), /declares 33554432 items, more than the file's remaining \d+ bytes could hold$/],
+      // Within the file's bytes (u8 items), but past what any tokenizer holds and near V8's limit.
+      ['long array', craftedHeader({ kind: 'array', count: 100_000_000n }), /^metadata entry "tokenizer\.ggml\.tokens" declares 100000000 items, more than the 16777216 allowed$/],
+      ['string', craftedHeader({ kind: 'string', count: 2n ** 62n }), /^the string of "tokenizer\.ggml\.tokens" declares \d+ items, more than the file's remaining/],
+      ['entries', craftedHeader({ kind: 'entries', count: 2n ** 40n }), /^the header declares 1099511627776 items, more than the file's remaining \d+ bytes could hold$/],
+      ['nesting', craftedHeader({ kind: 'nested', count: 1n }), /nests arrays more than 4 deep$/],
+      // Within the file, but a header of 70 MB: node-llama-cpp's reader would copy gigabytes to read it.
+      ['big header', craftedHeader({ kind: 'string', count: 70n * 2n ** 20n }), /^the GGUF header takes more than 64 MB \(a model's takes a few MB\)$/],
+    ];
+    for (const [name, head, message] of cases) {
+      const file = path.join(dir, `${name}.gguf`);
+      fs.writeFileSync(file, head);
+      fs.truncateSync(file, 160 * 2 ** 20); // sparse: 160 MB that take no disk
+      expect(() => readGgufFileEntries(file), name).toThrow(GgufFormatError);
+      expect(() => readGgufFileEntries(file), name).toThrow(message);
+    }
+    fs.rmSync(dir, { recursive: true });
   });
 });

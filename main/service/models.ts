@@ -15,6 +15,8 @@ export interface ModelLibraryOptions {
   readonly emit: (event: { type: 'modelsChanged' } | { type: 'downloadProgress'; downloadId: string; status: Download['status']; downloadedBytes: number; totalBytes: number; message?: string }) => void;
 }
 
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+
 interface ActiveDownload {
   info: Download;
   downloader?: ModelDownload;
@@ -84,17 +86,32 @@ export class ModelLibrary {
    */
   async addModel(input: { path: string; source?: string }): Promise<Model> {
     const file = path.resolve(input.path);
-    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new WapiiError('bad_input', `model file not found: ${file}`);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new WapiiError('bad_input', code === 'ENOENT' || code === 'ENOTDIR' ? `model file not found: ${file}` : `cannot read ${file}: ${firstLine(error)}`);
+    }
+    // A device, FIFO or folder is never a model, and reading one may block or never end.
+    if (!stat.isFile()) throw new WapiiError('bad_input', `${file} is not a regular file; a model is a .gguf file`);
     const known = this.options.models.byPath(file);
     if (known) return this.toModel(known);
     const name = path.basename(file).replace(/\.gguf$/i, '');
-    if (!isGgufFile(file)) throw new WapiiError('bad_input', `${path.basename(file)} is not a GGUF model file (it does not start with the GGUF magic bytes)`);
+    // /proc files say "regular, 0 bytes" and some fail on read (/proc/self/mem: EIO): a read error is the user's file, not a bug.
+    let gguf: boolean;
+    try {
+      gguf = isGgufFile(file);
+    } catch (error) {
+      throw new WapiiError('bad_input', `cannot read ${file}: ${firstLine(error)}`);
+    }
+    if (!gguf) throw new WapiiError('bad_input', `${path.basename(file)} is not a GGUF model file (it does not start with the GGUF magic bytes)`);
     let inspected;
     try {
       // Sized for a run's default parallel sequences where the model would run, each with its own cache.
       inspected = await inspectModel(file, this.options.memory ? { memory: this.options.memory } : {});
     } catch (error) {
-      throw new WapiiError('bad_input', `${path.basename(file)}: cannot read its GGUF header: ${(error as Error).message.split('\n')[0]}`);
+      throw new WapiiError('bad_input', `${path.basename(file)}: cannot read its GGUF header: ${firstLine(error)}`);
     }
     if (!inspected.fit.fitsRam) throw new WapiiError('bad_input', `${name} ${inspected.fit.summary}`);
     this.fits.set(file, inspected.fit);
