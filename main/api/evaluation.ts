@@ -316,6 +316,7 @@ export const RunSampleRowSchema = z.object({
 export type RunSampleRow = z.infer<typeof RunSampleRowSchema>;
 
 export const CapturedRequestSchema = z.object({
+  client: z.literal('fetch').optional(),
   method: z.string(),
   url: z.string(),
   headers: z.record(z.string(), JsonValueSchema),

@@ -95,6 +95,8 @@ export type SampleFilter = z.infer<typeof SampleFilterSchema>;
 
 /** A request as scored: what the sandbox captured, normalised per scoring.md §3. */
 export interface CapturedRequest {
+  /** `fetch` when the global fetch sent it (its query values are text only; scoring.md §2); absent for Axios. */
+  readonly client?: 'fetch';
   readonly method: string;
   /** URL-decoded, without a query string. */
   readonly url: string;

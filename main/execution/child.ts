@@ -1,12 +1,13 @@
 // A sandbox in its own process, owned by the supervisor (supervisor.ts). Messages over the IPC
 // channel: {id, code, timeoutMs} in, {id, execution} out; {ready: true} once the isolate is up.
 import { Worker } from 'node:worker_threads';
-import { Sandbox, type Execution, type SandboxOptions } from './sandbox.js';
+import { Sandbox, type CaptureMode, type Execution, type SandboxOptions } from './sandbox.js';
 
 interface Job {
   readonly id: number;
   readonly code: string;
   readonly timeoutMs?: number;
+  readonly compat?: CaptureMode;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxOptions;
@@ -18,7 +19,7 @@ const send = (message: unknown): void => {
 process.on('message', (job: Job) => {
   let execution: Execution;
   try {
-    execution = sandbox.run(job.code, job.timeoutMs === undefined ? {} : { timeoutMs: job.timeoutMs });
+    execution = sandbox.run(job.code, { ...(job.timeoutMs === undefined ? {} : { timeoutMs: job.timeoutMs }), ...(job.compat === 'reference' ? { compat: 'reference' as const } : {}) });
   } catch (e) {
     execution = { requests: [], console: [], error: { kind: 'crashed', message: `the sandbox failed: ${e instanceof Error ? e.message : 'unknown error'}` }, durationMs: 0 };
   }

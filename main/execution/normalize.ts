@@ -114,6 +114,48 @@ function headersOf(raw: RawRequest, mode: NormalizeMode): Record<string, JsonVal
   return headers;
 }
 
+/** An HTTP token (RFC 9110), what Node's http accepts as a header name. */
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+/** What Node's http refuses in a header value: control characters but TAB (CR, LF and NUL among them) and anything past U+00FF. */
+const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** A JSON value as JavaScript's String() writes it, which is what Node does to a header value. */
+function asText(value: JsonValue): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map((v) => (v === null ? '' : asText(v))).join(',');
+  if (value !== null && typeof value === 'object') return '[object Object]';
+  return String(value);
+}
+
+/**
+ * The headers as Node's http sends them (default mode): a name that is not a token, or a value
+ * with CR, LF, NUL or another character Node refuses, makes the whole request one the transport
+ * refuses, whether or not that header is counted; an array is sent as one line per value, which
+ * the server reads as their `, `-joined list (`Cookie` values joined by `; `), a one-element array
+ * as its value and an empty one not at all.
+ */
+function sentHeaders(headers: Record<string, JsonValue>): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) throw new Refused(`the header name ${JSON.stringify(name.slice(0, 100))} is not an HTTP token; Node's http refuses the request`);
+    const values = Array.isArray(value) ? value.map((v) => (v === null ? 'null' : asText(v))) : [asText(value)];
+    for (const v of values) {
+      if (INVALID_VALUE_CHAR.test(v)) throw new Refused(`the header ${JSON.stringify(name.slice(0, 100))} has a character HTTP does not allow in a value (CR, LF, NUL or another control character); Node's http refuses the request`);
+    }
+    if (values.length === 0) continue;
+    put(out, name, values.join(name.toLowerCase() === 'cookie' ? '; ' : ', '));
+  }
+  return out;
+}
+
+/** Basic credentials as Node's http sends them: `Authorization: Basic <base64 of the UTF-8 bytes>`, replacing any Authorization header (Axios deletes it first). */
+function withBasicAuth(headers: Record<string, JsonValue>, credentials: string): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'authorization') put(out, name, value);
+  put(out, 'Authorization', `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`);
+  return out;
+}
+
 /** The reference's mock.js: decode the whole URL once, split at the first `?`, the last of a repeated key wins. */
 function normalizeReference(raw: RawRequest): CapturedRequest {
   const decoded = decodeOnce(raw.url);
@@ -133,6 +175,16 @@ function normalizeReference(raw: RawRequest): CapturedRequest {
   return { method: raw.method.toLowerCase(), url, headers: headersOf(raw, 'reference'), params, ...(data !== undefined ? { data } : {}) };
 }
 
+/** `application/x-www-form-urlencoded` pairs, in order (`+` a space), as a server reads a query a URLSearchParams wrote. */
+function formPairs(text: string): [string, JsonValue][] {
+  const pairs: [string, JsonValue][] = [];
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (pairs.length >= LIMITS.queryParameters) throw new Refused(`the request has more than ${LIMITS.queryParameters} query parameters`);
+    pairs.push([k, v]);
+  }
+  return pairs;
+}
+
 /** Within a decoded segment, the characters that would change the URL's structure stay escaped (so a path parameter is decoded exactly once). */
 const escapeStructure = (segment: string): string => segment.replace(/[%/?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
@@ -144,9 +196,11 @@ function normalizeDefault(raw: RawRequest): CapturedRequest {
   try {
     parsed = new URL(target);
   } catch {
-    throw new Refused(`Axios would send the request to "${target.slice(0, 200)}", which is not an absolute URL`);
+    throw new Refused(`${raw.client === 'fetch' ? 'fetch' : 'Axios'} would send the request to "${target.slice(0, 200)}", which is not an absolute URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Refused(`Axios sends only http and https requests, not ${parsed.protocol}`);
+  const client = raw.client === 'fetch' ? 'fetch' : 'Axios';
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Refused(`${client} sends only http and https requests, not ${parsed.protocol}`);
+  if (raw.client === 'fetch' && (parsed.username !== '' || parsed.password !== '')) throw new Refused('fetch refuses a URL that includes credentials');
   const path = parsed.pathname
     .split('/')
     .map((segment) => escapeStructure(decodeOnce(segment)))
@@ -162,16 +216,29 @@ function normalizeDefault(raw: RawRequest): CapturedRequest {
       query.push(eq < 0 ? [decodeOnce(part), true] : [decodeOnce(part.slice(0, eq)), decodeOnce(part.slice(eq + 1))]);
     }
   }
-  // With a custom paramsSerializer, the query it produced is what is sent; else the typed params as written.
+  // With a custom paramsSerializer, the query it produced is what is sent; a URLSearchParams is
+  // sent as its toString() answered (read as a form query, `+` a space); else the typed params as written.
   const given: [string, JsonValue][] = [];
   if (raw.sentUrl === undefined) {
-    if (raw.paramPairs) given.push(...raw.paramPairs.map(([k, v]) => [k, v] as [string, JsonValue]));
+    if (raw.paramsText !== undefined) given.push(...formPairs(raw.paramsText.split('#')[0]!));
+    else if (raw.paramPairs) given.push(...raw.paramPairs.map(([k, v]) => [k, v] as [string, JsonValue]));
     else if (isRecord(raw.params)) for (const key of Object.keys(raw.params)) given.push([key, plain(raw.params[key])]);
   }
   if (query.length + given.length > LIMITS.queryParameters) throw new Refused(`the request has more than ${LIMITS.queryParameters} query parameters`);
   const params = collect([...query, ...given]);
   const data = normalizeBody(raw.body, 'default');
-  return { method: raw.method.toLowerCase(), url: `${parsed.protocol}//${parsed.host}${path}`, headers: headersOf(raw, 'default'), params, ...(data !== undefined ? { data } : {}) };
+  // Node's http adapter: the auth option's credentials, else the URL's own (as written there, percent-encoded).
+  const credentials = raw.auth ?? (parsed.username ? `${parsed.username}:${parsed.password}` : undefined);
+  const sent = sentHeaders(headersOf(raw, 'default'));
+  const headers = credentials !== undefined ? withBasicAuth(sent, credentials) : sent;
+  return {
+    ...(raw.client === 'fetch' ? { client: 'fetch' as const } : {}),
+    method: raw.method.toLowerCase(),
+    url: `${parsed.protocol}//${parsed.host}${path}`,
+    headers,
+    params,
+    ...(data !== undefined ? { data } : {}),
+  };
 }
 
 /**

@@ -1,10 +1,10 @@
 import os from 'node:os';
-import type { Execution, SandboxOptions } from './sandbox.js';
+import type { Execution, RunOptions, SandboxOptions } from './sandbox.js';
 import { Supervisor } from './supervisor.js';
 
 /** Runs programs, each in a supervised sandbox process. */
 export interface Executor extends AsyncDisposable {
-  run(code: string, options?: { timeoutMs?: number }): Execution | Promise<Execution>;
+  run(code: string, options?: RunOptions): Execution | Promise<Execution>;
   readonly size: number;
 }
 

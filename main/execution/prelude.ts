@@ -35,7 +35,7 @@ export const SHIMS = String.raw`
   const replace = bind(String.prototype.replace), split = bind(String.prototype.split);
   const push = bind(Array.prototype.push), spliceA = bind(Array.prototype.splice);
   const wmGet = bind(WeakMap.prototype.get), wmSet = bind(WeakMap.prototype.set), wmHas = bind(WeakMap.prototype.has);
-  const dateToISO = bind(Date.prototype.toISOString), dateGetTime = bind(Date.prototype.getTime);
+  const dateGetTime = bind(Date.prototype.getTime);
   const bufferByteLength = bind(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get);
   const isView = ArrayBuffer.isView;
   const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
@@ -91,27 +91,54 @@ export const SHIMS = String.raw`
   g.console = { log: log('log'), info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug'), trace: log('trace'), dir: log('log'), table: log('log') };
 
   // Timers on a virtual clock: the host fires them one by one after the main program, up to a cap.
+  // Delays follow Node's timers: ToNumber, then anything not in [1, 2^31 - 1] (0, negative, NaN,
+  // Infinity, 2^31 and more) becomes 1 ms, and fractions are truncated. setImmediate runs before them.
+  const TIMEOUT_MAX = 2147483647, trunc = Math.trunc;
   let now = 0, nextId = 1, fired = 0;
   const timers = [];
-  function schedule(fn, ms, args, interval) {
+  function nodeDelay(ms) {
+    let after = 1;
+    try { after = +ms; } catch (e) { after = 1; }
+    if (!(after >= 1 && after <= TIMEOUT_MAX)) after = 1;
+    return trunc(after);
+  }
+  function schedule(fn, delay, args, interval) {
     if (typeof fn !== 'function' || timers.length >= limits.timers) return 0;
     const id = nextId++;
-    let delay = 0;
-    try { delay = +ms; } catch (e) { delay = 0; }
-    if (!(delay > 0)) delay = 0;
-    push(timers, { id: id, at: now + delay, fn: fn, args: args, interval: interval ? (delay > 1 ? delay : 1) : 0 });
+    push(timers, { id: id, at: now + delay, fn: fn, args: args, interval: interval ? delay : 0 });
     return id;
   }
   function cancel(id) { for (let i = 0; i < timers.length; i++) if (timers[i].id === id) { spliceA(timers, i, 1); return; } }
   function rest(args, from) { const r = []; for (let i = from; i < args.length; i++) push(r, args[i]); return r; }
-  g.setTimeout = function (fn, ms) { return schedule(fn, ms, rest(arguments, 2), false); };
-  g.setInterval = function (fn, ms) { return schedule(fn, ms, rest(arguments, 2), true); };
+  g.setTimeout = function (fn, ms) { return schedule(fn, nodeDelay(ms), rest(arguments, 2), false); };
+  g.setInterval = function (fn, ms) { return schedule(fn, nodeDelay(ms), rest(arguments, 2), true); };
   g.setImmediate = function (fn) { return schedule(fn, 0, rest(arguments, 1), false); };
   g.clearTimeout = g.clearInterval = g.clearImmediate = cancel;
   g.queueMicrotask = function (fn) { promiseThen(promiseResolve(), fn); };
-  /** Fires the earliest timer; false once none is left (or the cap is reached). Never throws. */
+
+  // process.nextTick as Node orders it: its queue runs before promise jobs, after the main program,
+  // after each timer, and again whenever promise jobs have queued more ticks.
+  const ticks = [];
+  let tickHead = 0;
+  function nextTick(fn) {
+    if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function');
+    push(ticks, { fn: fn, args: rest(arguments, 1) });
+  }
+  /** Runs every queued tick (and the ticks they queue), in order. Never throws. */
+  function drainTicks() {
+    while (tickHead < ticks.length && !state.exited) {
+      const t = ticks[tickHead];
+      ticks[tickHead++] = undefined;
+      try { apply(t.fn, undefined, t.args); } catch (e) { fail(e); }
+      if (tickHead > 4096) { spliceA(ticks, 0, tickHead); tickHead = 0; }
+    }
+    spliceA(ticks, 0, ticks.length); tickHead = 0;
+  }
+  /** Ticks queued by promise jobs first (they ran before any timer in Node), then the earliest timer and its ticks; false once nothing is left (or the cap is reached). Never throws. */
   function tick() {
-    if (state.exited || timers.length === 0 || fired >= limits.timers) return false;
+    if (state.exited) return false;
+    if (tickHead < ticks.length) { drainTicks(); return true; }
+    if (timers.length === 0 || fired >= limits.timers) return false;
     let best = 0;
     for (let i = 1; i < timers.length; i++) if (timers[i].at < timers[best].at || (timers[i].at === timers[best].at && timers[i].id < timers[best].id)) best = i;
     const t = timers[best];
@@ -119,6 +146,7 @@ export const SHIMS = String.raw`
     now = t.at; fired++;
     if (t.interval) { t.at = now + t.interval; push(timers, t); }
     try { apply(t.fn, undefined, t.args); } catch (e) { fail(e); }
+    drainTicks();
     return true;
   }
 
@@ -262,7 +290,7 @@ export const SHIMS = String.raw`
   g.process = {
     env: {}, argv: ['node', 'snippet.js'], platform: 'sandbox', version: 'v0.0.0', versions: {},
     exit: function () { if (!state.exited) { state.exited = true; send('exit', ''); } throw exitSignal; },
-    nextTick: function (fn) { const args = rest(arguments, 1); promiseThen(promiseResolve(), function () { apply(fn, undefined, args); }); },
+    nextTick: nextTick,
     cwd: function () { return '/'; },
     on: function () { return g.process; },
   };
@@ -297,7 +325,8 @@ export const SHIMS = String.raw`
       if (depth >= LIMITS.depth) throw new Limit('the request is nested deeper than ' + LIMITS.depth + ' levels (or refers to itself)');
       let time;
       try { time = dateGetTime(v); } catch (e) { time = undefined; }
-      if (time !== undefined) return time === time ? str(dateToISO(v)) : 'null';
+      // A date is sent as its toISOString() answers, the program's own if it replaced it (Axios's params and JSON.stringify both call it); an invalid one as JSON writes it.
+      if (time !== undefined) return time === time ? str(S(v.toISOString())) : 'null';
       if (wmHas(searchState, v)) return str(serializeSearch(wmGet(searchState, v)));
       if (isArray(v)) {
         const n = v.length;
@@ -347,13 +376,31 @@ export const SHIMS = String.raw`
       const v = value(data, 1);
       return '{"kind":"object","value":' + (v === undefined ? 'null' : v) + '}';
     }
-    return { value: value, str: str, pairs: pairs, body: body };
+    /**
+     * A fetch body as undici extracts it: its JSON record and the Content-Type it implies (none for
+     * bytes or a typeless Blob). A URLSearchParams is sent as its toString() answers; anything that
+     * is not a string, form, Blob or bytes as String() writes it (a plain object is "[object Object]").
+     */
+    function fetchBody(data) {
+      if (data === undefined || data === null) return { json: '{"kind":"none"}', type: undefined };
+      if (typeof data === 'string') return { json: body(data), type: 'text/plain;charset=UTF-8' };
+      if (wmHas(searchState, data)) return { json: body(S(data.toString())), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+      if (wmHas(formState, data)) return { json: body(data), type: 'multipart/form-data; boundary=----wapiiFormBoundary' };
+      if (wmHas(blobState, data)) { const t = S(data.type); return { json: body(data), type: t === '' ? undefined : t }; }
+      if (typeof data === 'object') {
+        let bytes = isView(data);
+        if (!bytes) { try { bufferByteLength(data); bytes = true; } catch (e) { bytes = false; } }
+        if (bytes) return { json: body(data), type: undefined };
+      }
+      return { json: body(S(data)), type: 'text/plain;charset=UTF-8' };
+    }
+    return { value: value, str: str, pairs: pairs, body: body, fetchBody: fetchBody };
   }
 
   defineProperty(g, '__wapiiInternal', { configurable: true, value: {
-    send: send, fail: fail, describe: describe, tick: tick, state: state, exitSignal: exitSignal, writer: writer, Limit: Limit,
+    send: send, fail: fail, describe: describe, tick: tick, drainTicks: drainTicks, state: state, exitSignal: exitSignal, writer: writer, Limit: Limit,
     searchState: searchState, stringTag: stringTag, S: S, stringify: stringify, promiseThen: promiseThen, SyntaxError: SyntaxError_,
-    Error: Error_, Promise: Promise_, wmHas: wmHas, wmGet: wmGet,
+    Error: Error_, Promise: Promise_, wmHas: wmHas, wmGet: wmGet, wmSet: wmSet, push: push, rest: rest, Blob: Blob,
   } });
 })();
 `;
@@ -376,35 +423,53 @@ export const CAPTURE = String.raw`
   const replace = Function.prototype.call.bind(String.prototype.replace);
   const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
   const MAX_URL = 65536;
+  /** Set per program by run(): capture as the reference's mock did (--compat reference). */
+  let reference = false;
 
   function text(v) { const s = S(v); if (s.length > MAX_URL) throw new Limit('the URL is longer than ' + MAX_URL + ' characters'); return s; }
   function customSerializer(ps) {
     return ps != null && (typeof ps === 'function' || typeof ps.serialize === 'function' || typeof ps.encode === 'function');
   }
-  /** One JSON record of what reached the adapter, built from values read now. */
+  /**
+   * One JSON record of what reached the adapter. Every field of the config is read exactly once,
+   * here, in the order Axios's http adapter reads them, and everything after works on those
+   * values: a getter or interceptor that answers differently on each read is scored by the answer
+   * the request was built from. In reference mode the mock's view: a custom paramsSerializer is
+   * never called (its mock never builds the URL).
+   */
   function record(config) {
     const w = I.writer();
+    const data = config.data;
     const method = config.method;
     if (typeof method !== 'string') throw new Limit('the request method is not a string');
+    const rawBase = config.baseURL, rawUrl = config.url, allowAbsoluteUrls = config.allowAbsoluteUrls;
+    const headersValue = config.headers, auth = config.auth, params = config.params, paramsSerializer = config.paramsSerializer;
+    const url = rawUrl == null ? '' : text(rawUrl);
+    const baseURL = rawBase ? text(rawBase) : rawBase;
     // How the reference composed the URL (kept for --compat reference).
-    let url = config.url == null ? '' : text(config.url);
-    const baseURL = config.baseURL;
-    if (baseURL && !test(ABSOLUTE, url)) url = replace(text(baseURL), /\/+$/, '') + (url ? '/' + replace(url, /^\/+/, '') : '');
+    let refUrl = url;
+    if (baseURL && !test(ABSOLUTE, url)) refUrl = replace(baseURL, /\/+$/, '') + (url ? '/' + replace(url, /^\/+/, '') : '');
     // Where Axios really sends it: its own buildFullPath and buildURL, through Axios.prototype.getUri.
-    const fullPath = text(getUri({ defaults: {} }, assign({}, config, { params: undefined })));
-    const serializer = customSerializer(config.paramsSerializer);
-    const sentUrl = serializer ? text(getUri({ defaults: {} }, config)) : undefined;
-    let headers = config.headers;
+    const target = { url: url, baseURL: baseURL, allowAbsoluteUrls: allowAbsoluteUrls };
+    const fullPath = text(getUri({ defaults: {} }, target));
+    const serializer = !reference && customSerializer(paramsSerializer);
+    const sentUrl = serializer ? text(getUri({ defaults: {} }, assign({}, target, { params: params, paramsSerializer: paramsSerializer }))) : undefined;
+    // Axios's buildURL sends a URLSearchParams (by its toStringTag, as Axios tests it) as its toString() answers, replaced or not.
+    const paramsText = !reference && !serializer && params && I.stringTag(params) === '[object URLSearchParams]' ? S(params.toString()) : undefined;
+    // Node's http adapter: Basic credentials from the auth option, concatenated as Axios does; they replace any Authorization header.
+    const credentials = !reference && auth ? S((auth.username || '') + ':' + (auth.password || '')) : undefined;
+    let headers = headersValue;
     if (headers && typeof headers.toJSON === 'function') headers = headers.toJSON();
-    const params = config.params;
-    const pairs = params != null && I.wmHas(I.searchState, params) ? w.pairs(I.wmGet(I.searchState, params)) : undefined;
-    let out = '{"method":' + w.str(method) + ',"url":' + w.str(url) + ',"fullPath":' + w.str(fullPath);
+    const pairs = paramsText === undefined && params != null && I.wmHas(I.searchState, params) ? w.pairs(I.wmGet(I.searchState, params)) : undefined;
+    let out = '{"method":' + w.str(method) + ',"url":' + w.str(refUrl) + ',"fullPath":' + w.str(fullPath);
     if (sentUrl !== undefined) out += ',"sentUrl":' + w.str(sentUrl);
+    if (credentials !== undefined) out += ',"auth":' + w.str(credentials);
     const h = w.value(headers, 1);
     out += ',"headers":' + (h === undefined ? 'null' : h);
-    if (pairs !== undefined) out += ',"paramPairs":' + pairs;
+    if (paramsText !== undefined) out += ',"paramsText":' + w.str(paramsText);
+    else if (pairs !== undefined) out += ',"paramPairs":' + pairs;
     else { const p = w.value(params, 1); out += ',"params":' + (p === undefined ? 'null' : p); }
-    return out + ',"body":' + w.body(config.data) + '}';
+    return out + ',"body":' + w.body(data) + '}';
   }
   function capture(config) {
     let json;
@@ -419,8 +484,167 @@ export const CAPTURE = String.raw`
     capture(config);
     return Promise.resolve({ data: {}, status: 200, statusText: 'OK', headers: {}, config: config, request: {} });
   };
+  // ---- The global fetch, as Node's (undici) builds and sends a request ----
+  // Headers, Request and Response as far as programs use them; the request is recorded when fetch
+  // is called, from values read once. What undici refuses (a header name that is not a token, a
+  // value with NUL, CR or LF or a character past U+00FF, a GET or HEAD with a body, a forbidden
+  // method) rejects the call with a TypeError and is recorded as refused: it was the program's
+  // first request, and nothing was sent.
+  const wmHas = I.wmHas, wmGet = I.wmGet, wmSet = I.wmSet, push = I.push, rest = I.rest;
+  const charCodeAt = Function.prototype.call.bind(String.prototype.charCodeAt), toLowerCase = Function.prototype.call.bind(String.prototype.toLowerCase), toUpperCase = Function.prototype.call.bind(String.prototype.toUpperCase);
+  const sort = Function.prototype.call.bind(Array.prototype.sort), objectKeys = Object.keys, objectCreate = Object.create, TypeError_ = TypeError;
+  const promiseResolve = Promise.resolve.bind(Promise), promiseReject = Promise.reject.bind(Promise);
+  const HTTP_TOKEN = /^[!#$%&'*+\-.^_\`|~0-9A-Za-z]+$/;
+  const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+  const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+  const NORMALIZED_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
+  const headerState = new WeakMap(), requestState = new WeakMap();
+
+  function byteString(v, what) {
+    const s = S(v);
+    for (let i = 0; i < s.length; i++) if (charCodeAt(s, i) > 255) throw new TypeError_(what + ' has a character past U+00FF at index ' + i + ', which is not a ByteString');
+    return s;
+  }
+  function headerName(name) {
+    const n = byteString(name, 'a header name');
+    if (!test(HTTP_TOKEN, n)) throw new TypeError_('"' + n + '" is an invalid header name');
+    return toLowerCase(n);
+  }
+  function headerValue(name, value) {
+    const v = replace(byteString(value, 'the value of header "' + name + '"'), HTTP_WHITESPACE, '');
+    if (test(FORBIDDEN_IN_VALUE, v)) throw new TypeError_('the value of header "' + name + '" has a NUL, CR or LF');
+    return v;
+  }
+  function listOf(h) { return wmGet(headerState, h); }
+  function appendTo(list, name, value) { const n = headerName(name); push(list, [n, headerValue(n, value)]); }
+  function fill(list, init) {
+    if (init === undefined || init === null) return;
+    if (wmHas(headerState, init)) { const other = listOf(init); for (let i = 0; i < other.length; i++) push(list, [other[i][0], other[i][1]]); return; }
+    if (typeof init !== 'object' && typeof init !== 'function') throw new TypeError_('headers must be an object, an array of pairs or a Headers');
+    if (typeof init[Symbol.iterator] === 'function') {
+      for (const pair of init) {
+        const kv = [];
+        for (const x of pair) push(kv, x);
+        if (kv.length !== 2) throw new TypeError_('a header pair must have a name and a value');
+        appendTo(list, kv[0], kv[1]);
+      }
+      return;
+    }
+    const keys = objectKeys(init);
+    for (let i = 0; i < keys.length; i++) appendTo(list, keys[i], init[keys[i]]);
+  }
+  /** The header list as sent: names lowercased, a name given more than once one value joined by ", ", sorted by name. */
+  function combined(list) {
+    const names = [], values = objectCreate(null);
+    for (let i = 0; i < list.length; i++) {
+      const n = list[i][0];
+      if (n in values) values[n] += ', ' + list[i][1];
+      else { push(names, n); values[n] = list[i][1]; }
+    }
+    sort(names);
+    const out = [];
+    for (let i = 0; i < names.length; i++) push(out, [names[i], values[names[i]]]);
+    return out;
+  }
+  function has(list, name) { for (let i = 0; i < list.length; i++) if (list[i][0] === name) return true; return false; }
+  class Headers {
+    constructor(init) { const list = []; wmSet(headerState, this, list); fill(list, init); }
+    append(name, value) { appendTo(listOf(this), name, value); }
+    set(name, value) { const n = headerName(name); const v = headerValue(n, value); this.delete(n); push(listOf(this), [n, v]); }
+    get(name) { const n = headerName(name); const c = combined(listOf(this)); for (let i = 0; i < c.length; i++) if (c[i][0] === n) return c[i][1]; return null; }
+    has(name) { return has(listOf(this), headerName(name)); }
+    delete(name) { const n = headerName(name); const list = listOf(this); for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === n) list.splice(i, 1); }
+    forEach(fn, self) { const c = combined(listOf(this)); for (let i = 0; i < c.length; i++) fn.call(self, c[i][1], c[i][0], this); }
+    entries() { return combined(listOf(this))[Symbol.iterator](); }
+    keys() { return combined(listOf(this)).map(function (p) { return p[0]; })[Symbol.iterator](); }
+    values() { return combined(listOf(this)).map(function (p) { return p[1]; })[Symbol.iterator](); }
+    getSetCookie() { return []; }
+    [Symbol.iterator]() { return this.entries(); }
+    get [Symbol.toStringTag]() { return 'Headers'; }
+  }
+
+  /** A request as undici's Request constructor builds it from (input, init): each init member read once. */
+  function build(input, init) {
+    const from = input !== null && typeof input === 'object' && wmHas(requestState, input) ? wmGet(requestState, input) : undefined;
+    const url = from ? from.url : text(input);
+    let method = from ? from.method : 'GET';
+    const list = [];
+    let body = from ? from.body : undefined;
+    if (init !== undefined && init !== null) {
+      const m = init.method, h = init.headers, b = init.body;
+      if (m !== undefined) {
+        const given = byteString(m, 'the method');
+        if (!test(HTTP_TOKEN, given)) throw new TypeError_("'" + given + "' is not a valid HTTP method");
+        const upper = toUpperCase(given);
+        if (upper === 'CONNECT' || upper === 'TRACE' || upper === 'TRACK') throw new TypeError_("'" + given + "' HTTP method is unsupported");
+        method = NORMALIZED_METHODS.indexOf(upper) >= 0 ? upper : given;
+      }
+      if (h !== undefined) fill(list, h);
+      else if (from) fill(list, from.headers);
+      if (b !== undefined) body = b;
+    } else if (from) fill(list, from.headers);
+    if (body !== undefined && body !== null && (method === 'GET' || method === 'HEAD')) throw new TypeError_('Request with GET/HEAD method cannot have body.');
+    return { url: url, method: method, headers: list, body: body };
+  }
+  class Request {
+    constructor(input, init) {
+      const r = build(input, init);
+      wmSet(requestState, this, r);
+      const headers = new Headers(); wmSet(headerState, headers, r.headers);
+      this.url = r.url; this.method = r.method; this.headers = headers;
+    }
+    clone() { return this; }
+    get [Symbol.toStringTag]() { return 'Request'; }
+  }
+  class Response {
+    constructor(body, init) {
+      this.status = init && init.status !== undefined ? init.status : 200; this.ok = this.status >= 200 && this.status < 300;
+      this.statusText = init && init.statusText !== undefined ? init.statusText : 'OK'; this.headers = new Headers(init && init.headers);
+      this.url = ''; this.redirected = false; this.type = 'basic'; this.body = null; this.bodyUsed = false;
+      this._text = body === undefined || body === null ? '' : S(body);
+    }
+    json() { const t = this._text; return promiseResolve(t === '' ? {} : JSON.parse(t)); }
+    text() { return promiseResolve(this._text); }
+    blob() { return promiseResolve(new I.Blob([this._text], { type: 'application/json' })); }
+    arrayBuffer() { return promiseResolve(new g.TextEncoder().encode(this._text).buffer); }
+    formData() { return promiseResolve(new g.FormData()); }
+    clone() { return this; }
+    get [Symbol.toStringTag]() { return 'Response'; }
+  }
+  /** One JSON record of what undici sends: the implicit Accept and the body's Content-Type where the program set none. */
+  function fetchRecord(r) {
+    const w = I.writer();
+    const extracted = w.fetchBody(r.body);
+    const list = [];
+    for (let i = 0; i < r.headers.length; i++) push(list, r.headers[i]);
+    if (extracted.type !== undefined && !has(list, 'content-type')) push(list, ['content-type', extracted.type]);
+    if (!has(list, 'accept')) push(list, ['accept', '*/*']);
+    const sent = combined(list);
+    let headers = '{';
+    for (let i = 0; i < sent.length; i++) headers += (i ? ',' : '') + w.str(sent[i][0]) + ':' + w.str(sent[i][1]);
+    return '{"client":"fetch","method":' + w.str(r.method) + ',"url":' + w.str(r.url) + ',"fullPath":' + w.str(r.url) + ',"headers":' + headers + '},"params":null,"body":' + extracted.json + '}';
+  }
+  function fetch(input, init) {
+    let json, failure;
+    try {
+      json = fetchRecord(build(input, init));
+    } catch (e) {
+      failure = e;
+      json = '{"refused":' + stringify(e instanceof Limit ? S(e.message) : 'fetch refused the request: ' + I.describe(e)) + '}';
+    }
+    I.send('request', json);
+    if (failure !== undefined) return promiseReject(failure instanceof Limit ? new TypeError_(S(failure.message)) : failure);
+    const response = new Response('{}', { headers: { 'content-type': 'application/json' } });
+    response.url = typeof input === 'string' ? input : '';
+    return promiseResolve(response);
+  }
+  g.fetch = fetch; g.Headers = Headers; g.Request = Request; g.Response = Response;
+  const nodeFetch = function (input, init) { return fetch(input, init); };
+  nodeFetch.default = nodeFetch; nodeFetch.Headers = Headers; nodeFetch.Request = Request; nodeFetch.Response = Response;
+
   const modules = {
     axios: axios,
+    'node-fetch': nodeFetch,
     'form-data': g.FormData,
     url: { URL: g.URL, URLSearchParams: g.URLSearchParams },
     querystring: {
@@ -431,15 +655,16 @@ export const CAPTURE = String.raw`
   modules['node:url'] = modules.url; modules['node:querystring'] = modules.querystring;
   g.require = function (name) {
     if (Object.prototype.hasOwnProperty.call(modules, name)) return modules[name];
-    throw new Error("Cannot find module '" + name + "' (the sandbox offers axios, form-data, url and querystring)");
+    throw new Error("Cannot find module '" + name + "' (the sandbox offers axios, node-fetch, form-data, url and querystring; fetch is global)");
   };
   // CommonJS names for code that assigns module.exports; defined after Axios, whose UMD header would use them.
   g.module = { exports: {} }; g.exports = g.module.exports;
 
   const indirectEval = g.eval;
   const rejected = function (e) { I.fail(e); };
-  /** Runs the wrapped program; whatever it throws or rejects with is recorded here, as text. */
-  function run(source) {
+  /** Runs the wrapped program; whatever it throws or rejects with is recorded here, as text. Then its ticks, before any promise job (Node's order). */
+  function run(source, mode) {
+    reference = mode === 'reference';
     let result;
     try {
       result = indirectEval(source);
@@ -447,9 +672,11 @@ export const CAPTURE = String.raw`
       let syntax = false;
       try { syntax = e instanceof I.SyntaxError; } catch (x) { syntax = false; }
       I.fail(e, syntax ? 'syntax' : 'error');
+      I.drainTicks();
       return;
     }
     try { I.promiseThen(result, undefined, rejected); } catch (e) { /* the completion value is not a promise: the wrapper was broken out of */ }
+    I.drainTicks();
   }
   return { run: run, tick: I.tick };
 })();

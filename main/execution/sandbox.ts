@@ -11,6 +11,8 @@ import { wrapProgram } from './program.js';
  * large, too deep, unreadable, no string method); such a request scores `runtime_error`.
  */
 export interface RawRequest {
+  /** Which client sent it: Axios (absent) or the global `fetch`. */
+  readonly client?: 'fetch';
   readonly method: string;
   /** The URL as the reference composed it: `baseURL` + `url` unless `url` has a scheme. */
   readonly url: string;
@@ -20,8 +22,12 @@ export interface RawRequest {
   readonly sentUrl?: string;
   readonly headers: Record<string, unknown> | null;
   readonly params: unknown;
-  /** `params` given as a `URLSearchParams`: its pairs, in order. */
+  /** `params` given as a `URLSearchParams`: its pairs, in order (reference mode). */
   readonly paramPairs?: readonly (readonly [string, string])[];
+  /** `params` given as a `URLSearchParams`: the query its `toString()` answered, which Axios sends (default mode). */
+  readonly paramsText?: string;
+  /** Axios's `auth` option as its http adapter joins it (`username:password`), sent as `Authorization: Basic` (default mode). */
+  readonly auth?: string;
   readonly body:
     | { readonly kind: 'none' }
     | { readonly kind: 'text'; readonly value: string }
@@ -44,6 +50,15 @@ export interface Execution {
   readonly console: readonly string[];
   readonly error?: { readonly kind: ExecutionErrorKind; readonly message: string };
   readonly durationMs: number;
+}
+
+/** How a program's requests are captured: as Axios sends them, or as the reference's mock saw them (`--compat reference`). */
+export type CaptureMode = 'default' | 'reference';
+
+/** Per program: its time limit and capture mode. */
+export interface RunOptions {
+  readonly timeoutMs?: number;
+  readonly compat?: CaptureMode;
 }
 
 export interface SandboxOptions {
@@ -78,8 +93,9 @@ export function parseRecord(json: string): RawRequest {
   }
   if (!isRecord(r)) return refused('the request could not be recorded');
   if (typeof r['refused'] === 'string') return refused(r['refused'].slice(0, 500));
-  const { method, url, fullPath, sentUrl, headers, params, paramPairs, body } = r;
-  if (typeof method !== 'string' || typeof url !== 'string' || typeof fullPath !== 'string' || (sentUrl !== undefined && typeof sentUrl !== 'string')) return refused('the request could not be recorded');
+  const { client, method, url, fullPath, sentUrl, headers, params, paramPairs, paramsText, auth, body } = r;
+  const optionalText = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
+  if (typeof method !== 'string' || typeof url !== 'string' || typeof fullPath !== 'string' || !optionalText(sentUrl) || !optionalText(paramsText) || !optionalText(auth)) return refused('the request could not be recorded');
   if (!isRecord(body) || typeof body['kind'] !== 'string') return refused('the request body could not be recorded');
   let b: RawRequest['body'];
   if (body['kind'] === 'none') b = { kind: 'none' };
@@ -89,6 +105,7 @@ export function parseRecord(json: string): RawRequest {
   else return refused('the request body could not be recorded');
   if (paramPairs !== undefined && !isPairs(paramPairs)) return refused('the request params could not be recorded');
   return {
+    ...(client === 'fetch' ? { client } : {}),
     method,
     url,
     fullPath,
@@ -96,6 +113,8 @@ export function parseRecord(json: string): RawRequest {
     headers: isRecord(headers) ? headers : null,
     params: params ?? null,
     ...(paramPairs !== undefined ? { paramPairs } : {}),
+    ...(typeof paramsText === 'string' ? { paramsText } : {}),
+    ...(typeof auth === 'string' ? { auth } : {}),
     body: b,
   };
 }
@@ -138,7 +157,7 @@ export class Sandbox implements Disposable {
     this.start();
   }
 
-  run(code: string, options: { timeoutMs?: number } = {}): Execution {
+  run(code: string, options: RunOptions = {}): Execution {
     if (this.disposed) throw new Error('bug: sandbox used after dispose');
     if (this.isolate.isDisposed) this.recycle();
     const started = performance.now();
@@ -177,8 +196,8 @@ export class Sandbox implements Disposable {
       refs.push(runRef, tickRef);
       if (code.length > CAPS.programChars) programError = { kind: 'syntax', message: 'the program is longer than 1 MB' };
       else {
-        runRef.applySync(undefined, [wrapProgram(code)], { timeout: remaining() });
-        // Fire the virtual timers one at a time, each followed by its promise jobs.
+        runRef.applySync(undefined, [wrapProgram(code), options.compat ?? 'default'], { timeout: remaining() });
+        // Fire the virtual timers one at a time, each followed by its ticks and promise jobs.
         while (performance.now() - started < budget && tickRef.applySync(undefined, [], { timeout: remaining() }) === true);
         if (performance.now() - started >= budget) throw new Error('Script execution timed out.');
       }

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Execution, ExecutionErrorKind, SandboxOptions } from './sandbox.js';
+import type { CaptureMode, Execution, ExecutionErrorKind, RunOptions, SandboxOptions } from './sandbox.js';
 
 export interface SupervisorOptions extends SandboxOptions {
   /** How many sandbox processes run programs side by side. */
@@ -16,6 +16,7 @@ interface Job {
   readonly id: number;
   readonly code: string;
   readonly timeoutMs: number;
+  readonly compat: CaptureMode;
   readonly resolve: (e: Execution) => void;
   readonly reject: (e: Error) => void;
 }
@@ -184,16 +185,16 @@ export class Supervisor implements AsyncDisposable {
       child.since = performance.now();
       const margin = this.options.marginMs ?? 1000;
       child.deadline = setTimeout(() => this.stop(child, 'timeout', `the program ran past ${job.timeoutMs} ms and its sandbox process was stopped`), job.timeoutMs + margin);
-      child.proc.send({ id: job.id, code: job.code, timeoutMs: job.timeoutMs }, (error) => {
+      child.proc.send({ id: job.id, code: job.code, timeoutMs: job.timeoutMs, compat: job.compat }, (error) => {
         if (error && child.job === job) this.stop(child, 'timeout', 'the sandbox process stopped answering');
       });
     }
   }
 
-  run(code: string, options: { timeoutMs?: number } = {}): Promise<Execution> {
+  run(code: string, options: RunOptions = {}): Promise<Execution> {
     return new Promise<Execution>((resolve, reject) => {
       if (this.closed) return reject(new Error('bug: executor used after dispose'));
-      this.queue.push({ id: this.nextId++, code, timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 1000, resolve, reject });
+      this.queue.push({ id: this.nextId++, code, timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 1000, compat: options.compat ?? 'default', resolve, reject });
       this.dispatch();
     });
   }

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
-import { ARGUMENT_LOCATIONS, findEndpoint, isPermitted, methodsAt, pathCandidates, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
+import { ARGUMENT_LOCATIONS, argumentSource, findEndpoint, isPermitted, methodsAt, pathCandidates, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
 import type { ArgumentResult, ArgumentResults, CompatMode, ErrorVerdict, PartVerdict, Verdict } from './verdicts.js';
 
 /** Axios sends these on every request; they are never counted (scoring.md §4). */
@@ -12,8 +12,9 @@ interface Located {
   readonly pathParams: Record<string, JsonValue>;
 }
 
-function locate(spec: ApiSpec, url: string): Located {
-  const first = pathCandidates(spec, url)[0];
+/** `params` decide between path keys that carry a query part (Etherscan's `/?module=account&action=balance`). */
+function locate(spec: ApiSpec, url: string, params: Readonly<Record<string, unknown>> | undefined): Located {
+  const first = pathCandidates(spec, url, params ?? {})[0];
   return { templatePath: first?.template.path, pathParams: { ...(first?.pathParams ?? {}) } };
 }
 
@@ -31,7 +32,32 @@ function setResult(out: Record<string, ArgumentResult>, key: string, result: Arg
   Object.defineProperty(out, key, { value: result, enumerable: true, writable: true, configurable: true });
 }
 
-const counted = (location: ArgumentLocation, key: string): boolean => !(location === 'headers' && SPECIAL_HEADERS.has(key.toLowerCase()));
+/** Whether an argument counts: never `Accept` or `Content-Type`; the reference skipped them by their exact names only. */
+const counted = (location: ArgumentLocation, key: string, compat: CompatMode = 'default'): boolean =>
+  !(location === 'headers' && (compat === 'reference' ? key === 'Accept' || key === 'Content-Type' : SPECIAL_HEADERS.has(key.toLowerCase())));
+
+const BODY_METHODS: ReadonlySet<string> = new Set(['put', 'post', 'patch']);
+
+/**
+ * The reference's permission check (its openapi_utils.validate_argument), which compares names
+ * exactly, headers too: `Accept` always and `Content-Type` only for put/post/patch, the apiKey
+ * scheme's name at its location, `Authorization` (so not `authorization`) for http and oauth2
+ * schemes, then the endpoint's parameters and its body's declared properties (an open body
+ * schema permits nothing more).
+ */
+function referencePermitted(spec: ApiSpec, endpoint: Endpoint | undefined, location: ArgumentLocation, key: string): boolean {
+  if (location === 'headers' && key === 'Accept') return true;
+  if (location === 'headers' && key === 'Content-Type') return endpoint !== undefined && BODY_METHODS.has(endpoint.method);
+  for (const scheme of spec.securitySchemes) {
+    if (scheme.type === 'apiKey') {
+      if (location === (scheme.in === 'header' ? 'headers' : scheme.in === 'query' ? 'params' : undefined) && key === scheme.keyName) return true;
+    } else if ((scheme.type === 'http' || scheme.type === 'oauth2') && location === 'headers' && key === 'Authorization') return true;
+  }
+  if (endpoint === undefined) return false;
+  const source = argumentSource(spec, endpoint, location, key);
+  if (source?.kind === 'parameter') return source.parameter.name === key;
+  return source?.kind === 'body' && source.property !== undefined;
+}
 
 /** Finds a key: headers case-insensitively (HTTP semantics), except in reference mode, which compared exactly. */
 function lookup(args: Record<string, JsonValue>, location: ArgumentLocation, key: string, compat: CompatMode): string | undefined {
@@ -40,9 +66,21 @@ function lookup(args: Record<string, JsonValue>, location: ArgumentLocation, key
   return Object.keys(args).find((k) => k.toLowerCase() === key.toLowerCase());
 }
 
+/**
+ * An expected query value as a URL carries it. Axios sends `params` typed (50 is not "50"), but a
+ * fetch request has only its URL for a query, where every value is text: there an expected 50 is
+ * met by "50" and `[1, 2]` by the key sent twice, so fetch programs are not all marked wrong for
+ * a type they cannot send.
+ */
+function asQueryText(value: JsonValue): JsonValue {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.map(asQueryText);
+  return value;
+}
+
 /** Expected arguments per location, each `missing`: how a nonexecutable sample counts (all-missing). */
 export function expectedOnly(spec: ApiSpec, expected: RequestConfig, error: ErrorVerdict): Verdict {
-  const args = argumentsOf(expected, locate(spec, expected.url).pathParams);
+  const args = argumentsOf(expected, locate(spec, expected.url, expected.params).pathParams);
   const results: ArgumentResults = {};
   for (const location of ARGUMENT_LOCATIONS) {
     for (const [key, value] of Object.entries(args[location])) {
@@ -58,8 +96,8 @@ export function expectedOnly(spec: ApiSpec, expected: RequestConfig, error: Erro
  * verdicts, then every argument by location and top-level key, values by deep JSON equality.
  */
 export function compareRequest(spec: ApiSpec, expected: RequestConfig, actual: CapturedRequest, compat: CompatMode = 'default'): Verdict {
-  const expectedAt = locate(spec, expected.url);
-  const actualCandidates = pathCandidates(spec, actual.url);
+  const expectedAt = locate(spec, expected.url, expected.params);
+  const actualCandidates = pathCandidates(spec, actual.url, actual.params ?? {});
   const actualAt: Located = { templatePath: actualCandidates[0]?.template.path, pathParams: { ...(actualCandidates[0]?.pathParams ?? {}) } };
   const expectedMethod = expected.method.toLowerCase();
   const actualMethod = actual.method.toLowerCase();
@@ -88,18 +126,19 @@ export function compareRequest(spec: ApiSpec, expected: RequestConfig, actual: C
     const out: Record<string, ArgumentResult> = {};
     const matched = new Set<string>();
     for (const [key, value] of Object.entries(want[location])) {
-      if (!counted(location, key)) continue;
+      if (!counted(location, key, compat)) continue;
       const actualKey = lookup(got[location], location, key, compat);
       if (actualKey === undefined) setResult(out, key, { expected: value, actual: null, verdict: 'missing' });
       else {
         matched.add(actualKey);
         const actualValue = got[location][actualKey] ?? null;
-        setResult(out, key, { expected: value, actual: actualValue, verdict: isDeepStrictEqual(actualValue, value) ? 'correct' : 'incorrect_value' });
+        const sendable = location === 'params' && actual.client === 'fetch' ? asQueryText(value) : value;
+        setResult(out, key, { expected: value, actual: actualValue, verdict: isDeepStrictEqual(actualValue, sendable) ? 'correct' : 'incorrect_value' });
       }
     }
     for (const [key, value] of Object.entries(got[location])) {
-      if (matched.has(key) || !counted(location, key)) continue;
-      const legal = judge !== undefined && isPermitted(spec, judge, location, key);
+      if (matched.has(key) || !counted(location, key, compat)) continue;
+      const legal = compat === 'reference' ? referencePermitted(spec, judge, location, key) : judge !== undefined && isPermitted(spec, judge, location, key);
       setResult(out, key, { expected: null, actual: value, verdict: legal ? 'unnecessary' : 'illegal' });
     }
     for (const r of Object.values(out)) {

@@ -118,10 +118,37 @@ describe('reference compatibility', () => {
     expect((await score(listShipments, completion, 'reference')).arguments.params?.['country']?.verdict).toBe('illegal');
   });
 
-  it('matches header names exactly, where the default ignores case', async () => {
+  it('matches header names exactly, where the default ignores case: a lowercase authorization is illegal there (its permission check is case-sensitive too)', async () => {
     const completion = `axios.get('${BASE}/shipments', { headers: { authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 } });`;
     expect((await score(listShipments, completion, 'default')).sample_verdict).toBe('correct');
-    expect((await score(listShipments, completion, 'reference')).arguments.headers).toMatchObject({ Authorization: { verdict: 'missing' }, authorization: { verdict: 'unnecessary' } });
+    const reference = await score(listShipments, completion, 'reference');
+    expect(reference.arguments.headers).toMatchObject({ Authorization: { verdict: 'missing' }, authorization: { verdict: 'illegal' } });
+    expect(reference.sample_verdict).toBe('illegal');
+  });
+
+  it('never calls a custom paramsSerializer, as its mock did not', async () => {
+    const completion = `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>' }, params: { status: 'delivered', limit: 25 }, paramsSerializer: () => { throw new Error('called'); } });`;
+    expect((await score(listShipments, completion, 'default')).error_verdict).toBe('runtime_error');
+    expect((await score(listShipments, completion, 'reference')).sample_verdict).toBe('correct');
+  });
+});
+
+describe("issue 23: what the transport sends is what is scored", () => {
+  it('a header value with CR/LF or NUL is a runtime_error, even in a header that is never counted', async () => {
+    for (const header of [`'X-Trace': 'a\\r\\nb'`, `Accept: 'application/json\\u0000'`]) {
+      const v = await score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer <token>', ${header} }, params: { status: 'delivered', limit: 25 } });`);
+      expect(v).toMatchObject({ sample_verdict: 'nonexecutable', error_verdict: 'runtime_error' });
+    }
+  });
+
+  it('the auth option is scored as the Authorization: Basic header Axios sends', async () => {
+    const basic: RequestConfig = { ...listShipments, headers: { Authorization: `Basic ${Buffer.from('ops:s3cret').toString('base64')}` } };
+    const v = await score(basic, `axios.get('${BASE}/shipments', { auth: { username: 'ops', password: 's3cret' }, params: { status: 'delivered', limit: 25 } });`);
+    expect(v).toMatchObject({ sample_verdict: 'correct', arguments: { headers: { Authorization: { verdict: 'correct' } } } });
+  });
+
+  it('a one-element header array is compared as the value Node sends', async () => {
+    expect((await score(listShipments, `axios.get('${BASE}/shipments', { headers: { Authorization: ['Bearer <token>'] }, params: { status: 'delivered', limit: 25 } });`)).sample_verdict).toBe('correct');
   });
 });
 
