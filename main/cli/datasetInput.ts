@@ -3,7 +3,8 @@ import { unwrap, WapiiError } from '../api/result.js';
 import type { RequestConfig } from '../api/schemas.js';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
-import { readFileInput, readSpecDir } from './files.js';
+import { readFileInput } from './files.js';
+import { readSpecFolder } from './specFolder.js';
 
 export interface DatasetInput {
   readonly name: string;
@@ -19,7 +20,7 @@ export interface DatasetInput {
 export async function loadDatasetInput(ref: string, specsDir: string | undefined, db: string | undefined): Promise<DatasetInput> {
   if (fs.existsSync(ref) && fs.statSync(ref).isFile()) {
     if (!specsDir) throw new WapiiError('bad_input', `--dataset ${ref} is a file: give its spec folder with --specs <dir>`);
-    const prepared = unwrap(await prepareDataset(unwrap(readFileInput(ref)), unwrap(readSpecDir(specsDir))));
+    const prepared = unwrap(await prepareDataset(unwrap(readFileInput(ref)), unwrap(await readSpecFolder(specsDir))));
     return {
       name: ref,
       samples: prepared.samples.map((s, index) => ({ index, id: s.id, api: s.api, task: s.task, config: s.config })),

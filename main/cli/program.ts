@@ -7,7 +7,8 @@ import { REVIEW_STATES, type DatasetSummary, type Finding, type Sample } from '.
 import { toErrorInfo } from '../api/errors.js';
 import { callMethod, localClient, openWorkbench, prepareDataset, prepareInWorker, readDemo, stopImportWorker, type Workbench } from '../service/index.js';
 import { hostWarning, resolveServeToken, TOKEN_ENV } from './serveAccess.js';
-import { readFileInput, readSpecDir, writeFiles } from './files.js';
+import { readFileInput, writeFiles } from './files.js';
+import { readSpecFolder } from './specFolder.js';
 import { registerConditionCommands } from './conditions.js';
 import { registerConstraintCommands } from './constraints.js';
 import { registerGenerationCommands } from './generation.js';
@@ -95,7 +96,7 @@ export function buildProgram(io: CliIo): Command {
     .option('--json', 'print the stored dataset as JSON')
     .action(async (file: string, opts: { specs: string; name?: string; json?: boolean }) => {
       const dataset = unwrap(readFileInput(file));
-      const specs = unwrap(readSpecDir(opts.specs));
+      const specs = unwrap(await readSpecFolder(opts.specs));
       const client = localClient(open().service);
       const summary = await client.importDataset({ dataset, specs, ...(opts.name ? { name: opts.name } : {}) });
       io.stdout(opts.json ? JSON.stringify(summary, null, 2) + '\n' : `imported ${describeDataset(summary)}\n`);
@@ -111,7 +112,7 @@ export function buildProgram(io: CliIo): Command {
     .action(async (ref: string | undefined, opts: { dataset?: string; specs?: string; json?: boolean }) => {
       if (opts.dataset) {
         if (!opts.specs) throw new WapiiError('bad_input', '--dataset needs --specs <dir> as well');
-        const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(readSpecDir(opts.specs))));
+        const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(await readSpecFolder(opts.specs))));
         const checked = prepared.samples.map((s, index) => ({ index, api: s.api, id: s.id, findings: s.findings }));
         printFindings(io, checked.filter((s) => s.findings.length > 0), checked.length, opts.json ?? false);
         return;

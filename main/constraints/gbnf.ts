@@ -119,12 +119,17 @@ class GrammarWriter {
       const chars = `A-Za-z0-9\\-._~!$&()*+,;=:@%<>${quote === "'" ? '"' : "'"}`;
       this.add(seg, quote === '`' ? `( [${chars}] | "\${" bref "}" )+` : `[${chars}]+`);
     }
-    const servers = this.compiled.spec.servers.map(lit).join(' | ');
-    const path = endpoint.path
-      .split(/(\{[^}]+\})/)
-      .filter((p) => p !== '')
-      .map((p) => (/^\{[^}]+\}$/.test(p) ? seg : lit(p)))
-      .join(' ');
+    // Templates: a server variable (`bot{token}`) or path parameter takes a segment value.
+    const template = (text: string): string =>
+      text
+        .split(/(\{[^}]+\})/)
+        .filter((p) => p !== '')
+        .map((p) => (/^\{[^}]+\}$/.test(p) ? seg : lit(p)))
+        .join(' ');
+    const servers = endpoint.servers.map(template).map((t) => `( ${t} )`).join(' | ');
+    // The key up to its `?` (its query part goes in `params`); `/` alone may be left off, as the engine allows.
+    const pathPart = endpoint.path.split('?', 1)[0] ?? '';
+    const path = pathPart === '/' || pathPart === '' ? (pathPart === '/' ? '"/"?' : '') : template(pathPart);
     return `${lit(quote)} ( ${servers} ) ${path} ${lit(quote)}`;
   }
 

@@ -56,23 +56,31 @@ export class CompiledSpec {
     let root = this.tries.get(method);
     if (root) return root;
     root = node();
-    for (const endpoint of this.spec.endpoints.filter((e) => e.method === method)) {
-      for (const server of this.spec.servers) {
-        let at = root;
-        for (const part of (server + endpoint.path).split(/(\{[^}]+\})/)) {
-          const param = /^\{([^}]+)\}$/.exec(part)?.[1];
-          if (param !== undefined) {
-            at.param ??= { parameter: endpoint.parameters.find((p) => p.in === 'path' && p.name === param), next: node() };
-            at = at.param.next;
-            continue;
-          }
-          for (const ch of part) {
-            let child = at.literal.get(ch);
-            if (!child) at.literal.set(ch, (child = node()));
-            at = child;
-          }
+    const walk = (from: UrlNode, text: string, endpoint: Endpoint, parameters: boolean): UrlNode => {
+      let at = from;
+      for (const part of text.split(/(\{[^}]+\})/)) {
+        const param = /^\{([^}]+)\}$/.exec(part)?.[1];
+        if (param !== undefined) {
+          // A server variable (Telegram's `bot{token}`) takes a value like a path parameter without a schema.
+          at.param ??= { parameter: parameters ? endpoint.parameters.find((p) => p.in === 'path' && p.name === param) : undefined, next: node() };
+          at = at.param.next;
+          continue;
         }
-        at.endpoints.push(endpoint);
+        for (const ch of part) {
+          let child = at.literal.get(ch);
+          if (!child) at.literal.set(ch, (child = node()));
+          at = child;
+        }
+      }
+      return at;
+    };
+    for (const endpoint of this.spec.endpoints.filter((e) => e.method === method)) {
+      // The key up to its `?`: a query part (Etherscan's `/?module=account`) is written as `params`, where the key's arguments are required.
+      const path = endpoint.path.split('?', 1)[0] ?? '';
+      for (const server of endpoint.servers) {
+        const atServer = walk(root, server, endpoint, false);
+        if (path === '/' || path === '') atServer.endpoints.push(endpoint);
+        if (path !== '') walk(atServer, path, endpoint, true).endpoints.push(endpoint);
       }
     }
     this.tries.set(method, root);

@@ -82,14 +82,18 @@ export class RuleCompiler {
   private build(s: Obj, depth: readonly object[]): ValueRule {
     const nullable = s['nullable'] === true;
     const wrap = (r: ValueRule): ValueRule => (nullable ? { kind: 'union', options: [r, { kind: 'null' }] } : r);
-    if (Array.isArray(s['enum'])) {
-      const values = s['enum'];
+    // `const` (OpenAPI 3.1 / JSON Schema 2020-12) is an enum of one value.
+    const listed = Array.isArray(s['enum']) ? s['enum'] : 'const' in s ? [s['const']] : undefined;
+    if (listed) {
+      const values = listed;
       const options: ValueRule[] = [];
       const strings = values.filter((v): v is string => typeof v === 'string');
       if (strings.length > 0) options.push({ kind: 'string', enum: strings });
       if (values.some((v) => typeof v === 'number')) options.push({ kind: values.every((v) => typeof v !== 'number' || Number.isInteger(v)) ? 'integer' : 'number' });
       if (values.some((v) => typeof v === 'boolean')) options.push({ kind: 'boolean' });
       if (values.includes(null)) options.push({ kind: 'null' });
+      // Only objects or arrays listed: any literal (the value grammar has no object constants).
+      if (options.length === 0) return ANY;
       return wrap(options.length === 1 ? options[0]! : { kind: 'union', options });
     }
     for (const key of ['oneOf', 'anyOf'] as const) {

@@ -122,7 +122,8 @@ export function checkRequest(spec: ApiSpec, config: RequestConfig): Finding[] {
     return findings;
   }
   const method = config.method.toLowerCase();
-  const resolved = resolveEndpoint(spec, url, method);
+  // `params` decide between path keys that carry a query part (Etherscan's `/?module=account&action=balance`).
+  const resolved = resolveEndpoint(spec, url, method, config.params ?? {});
   const first = resolved.candidates[0];
   if (!first) {
     findings.push({ rule: 'path', message: `URL path ${splitServer(spec, url)?.path ?? url} matches no endpoint of the spec` });

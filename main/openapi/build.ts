@@ -146,7 +146,9 @@ function readContent(resolve: Resolve, mediaType: string, media: unknown): Reque
     readOnly: isObj(resolve(s)) && (resolve(s) as Obj)['readOnly'] === true,
     schema: isObj(s) ? s : {},
   }));
-  const declaresObject = schema['type'] === 'object' || properties.length > 0;
+  // OpenAPI 3.1 writes `type: [object, 'null']` where 3.0 wrote `nullable`.
+  const type = schema['type'];
+  const declaresObject = type === 'object' || (Array.isArray(type) && type.includes('object')) || properties.length > 0;
   const additional = schema['additionalProperties'];
   // Keys beyond `properties` are permitted when the schema says so, or when it describes no object at all.
   const openProperties = !declaresObject || (additional !== undefined && additional !== false);
@@ -182,30 +184,65 @@ function readSecuritySchemes(components: unknown): SecurityScheme[] {
   return result;
 }
 
-/** `{param}` segments match `[^/?&]+`, as in scoring.md §4. */
-export function compilePathTemplate(path: string): PathTemplate {
+/** A path key's query part (`/?module=account&action=balance`): the arguments it fixes. */
+function fixedQuery(key: string): Record<string, string> {
+  const at = key.indexOf('?');
+  if (at === -1) return {};
+  const query: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(key.slice(at + 1))) query[k] ??= v;
+  return query;
+}
+
+/** `{param}` segments match `[^/?&]+`, as in scoring.md §4; a query part of the key is matched by its arguments (see pathCandidates). */
+export function compilePathTemplate(path: string, servers: readonly string[] = []): PathTemplate {
   const parameterNames: string[] = [];
+  const pathPart = path.split('?', 1)[0] ?? '';
   let source = '';
-  for (const part of path.split(/(\{[^}]+\})/)) {
+  for (const part of pathPart.split(/(\{[^}]+\})/)) {
     const param = /^\{([^}]+)\}$/.exec(part);
     if (param?.[1] !== undefined) {
       parameterNames.push(param[1]);
       source += '([^/?&]+)';
     } else source += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   }
-  return { path, parameterNames, pattern: new RegExp(`^${source}$`) };
+  // `/` (or nothing) after the server: the URL may also stop at the server itself (`https://api.etherscan.io/api?module=...`).
+  if (pathPart === '/' || pathPart === '') source = '/?';
+  return { path, pathPart, query: fixedQuery(path), parameterNames, pattern: new RegExp(`^${source}$`), servers };
 }
 
-function readServers(doc: Obj): string[] {
-  const servers = Array.isArray(doc['servers']) ? doc['servers'].filter(isObj) : [];
-  const urls = servers.flatMap((s) => {
+/**
+ * A `servers` list as URL templates. A variable with an `enum` is expanded into its values (a
+ * closed choice); any other variable stays `{name}` and takes any value: its `default` is only an
+ * example (Telegram's `bot{token}` defaults to a placeholder token nobody sends).
+ */
+function readServers(list: unknown): string[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const urls = list.filter(isObj).flatMap((s) => {
     const url = str(s['url']);
     if (!url) return [];
-    // Server variables: take each variable's default, as a client would without configuration.
     const vars = isObj(s['variables']) ? s['variables'] : {};
-    return [url.replace(/\{([^}]+)\}/g, (m, v: string) => str(isObj(vars[v]) ? vars[v]['default'] : undefined) ?? m).replace(/\/+$/, '')];
+    let expanded = [url];
+    for (const [name, variable] of Object.entries(vars)) {
+      const values = isObj(variable) && Array.isArray(variable['enum']) ? variable['enum'].filter((v): v is string => typeof v === 'string') : [];
+      if (values.length === 0) continue;
+      expanded = expanded.flatMap((u) => values.map((v) => u.split(`{${name}}`).join(v)));
+    }
+    return expanded.map((u) => u.replace(/\/+$/, ''));
   });
-  return [...new Set(urls)].sort((a, b) => b.length - a.length);
+  return urls.length > 0 ? [...new Set(urls)] : undefined;
+}
+
+const longestFirst = (urls: Iterable<string>): string[] => [...new Set(urls)].sort((a, b) => b.length - a.length);
+
+/**
+ * The arguments a path key's query part fixes, as required query parameters with that one value,
+ * unless the operation declares them itself: so checks, scoring and constraints treat them as
+ * any other query parameter (`params: {module: 'account', action: 'balance'}`).
+ */
+function queryKeyParameters(template: PathTemplate, declared: readonly Parameter[]): Parameter[] {
+  return Object.entries(template.query)
+    .filter(([name]) => !declared.some((p) => p.in === 'query' && p.name === name))
+    .map(([name, value]) => ({ name, in: 'query' as const, required: true, schema: { type: 'string', enum: [value] }, description: `fixed by the path ${template.path}` }));
 }
 
 export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origins: WeakMap<object, string> }): Result<ApiSpec> {
@@ -218,12 +255,21 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
   const globalSecurity = securityNames(doc['security']);
   const endpoints: Endpoint[] = [];
   const paths: PathTemplate[] = [];
+  const docServers = readServers(doc['servers']) ?? [];
+  const allServers = new Set(docServers);
   for (const [path, item] of Object.entries(isObj(doc['paths']) ? doc['paths'] : {})) {
     if (!isObj(item)) continue;
-    paths.push(compilePathTemplate(path));
-    for (const method of HTTP_METHODS) {
+    const pathServers = readServers(item['servers']) ?? docServers;
+    const opServers = HTTP_METHODS.map((m) => (isObj(item[m]) ? (readServers((item[m] as Obj)['servers']) ?? pathServers) : []));
+    const declared = opServers.filter((list, m) => isObj(item[HTTP_METHODS[m]!]));
+    const templateServers = longestFirst(declared.length > 0 ? declared.flat() : pathServers);
+    for (const server of templateServers) allServers.add(server);
+    const template = compilePathTemplate(path, templateServers);
+    paths.push(template);
+    for (const [m, method] of HTTP_METHODS.entries()) {
       const op = item[method];
       if (!isObj(op)) continue;
+      const parameters = readParameters(resolve, item['parameters'], op['parameters']);
       const requestBody = readRequestBody(resolve, op['requestBody']);
       const operationId = str(op['operationId']);
       const summary = str(op['summary']);
@@ -234,9 +280,10 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
         ...(operationId ? { operationId } : {}),
         ...(summary ? { summary } : {}),
         ...(description ? { description } : {}),
-        parameters: readParameters(resolve, item['parameters'], op['parameters']),
+        parameters: [...parameters, ...queryKeyParameters(template, parameters)],
         ...(requestBody ? { requestBody } : {}),
         security: securityNames(op['security']) ?? globalSecurity ?? [],
+        servers: longestFirst(opServers[m] ?? []),
       });
     }
   }
@@ -244,7 +291,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
     title: str(info['title']) ?? options.filename,
     version: str(info['version']) ?? '',
     openapi: str(doc['openapi']) ?? '3.0.0',
-    servers: readServers(doc),
+    servers: longestFirst(allServers),
     endpoints,
     securitySchemes: readSecuritySchemes(doc['components']),
     paths,

@@ -2,6 +2,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Composer, LineCounter, Parser } from 'yaml';
 import { fail, ok, type Result } from '../api/result.js';
 import { buildSpec } from './build.js';
+import { convertSwagger2, isSwagger2 } from './convert.js';
 import type { ApiSpec } from './model.js';
 import { deepCstNode, MAX_NESTING, shortPath, valueProblem } from './nesting.js';
 
@@ -26,7 +27,7 @@ function keyAt(text: string, offset: number): string {
  * is refused with one line, never altered: duplicate keys (where a parser would keep the last),
  * alias bombs, nesting deeper than MAX_NESTING and `__proto__` keys.
  */
-function parseText(text: string, filename: string): Result<Record<string, unknown>> {
+export function parseSpecText(text: string, filename: string): Result<Record<string, unknown>> {
   const format = filename.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML';
   const lines = new LineCounter();
   const where = (offset: number): string => {
@@ -70,18 +71,24 @@ function parseText(text: string, filename: string): Result<Record<string, unknow
 }
 
 /**
- * Loads an OpenAPI 3.0 or 3.1 document. `$ref`s are resolved by json-schema-ref-parser; a recursive
+ * Loads an OpenAPI 3.0 or 3.1 document, or a Swagger 2.0 one converted to OpenAPI 3.0 on the way
+ * (see convertSwagger2; an import stores the converted text beside the original). `$ref`s are resolved by json-schema-ref-parser; a recursive
  * schema keeps its closing `$ref` (circular: 'ignore'), so the result stays a finite tree that
  * later stages can walk and serialise without hanging.
  */
 export async function loadSpec(text: string, filename: string): Promise<Result<ApiSpec>> {
-  const parsed = parseText(text, filename);
+  const parsed = parseSpecText(text, filename);
   if (!parsed.ok) return parsed;
-  const raw = parsed.value;
+  let raw = parsed.value;
+  if (isSwagger2(raw)) {
+    const converted = await convertSwagger2(raw, filename);
+    if (!converted.ok) return converted;
+    raw = converted.value;
+  }
   const version = raw['openapi'];
   if (typeof version !== 'string' || !/^3\.[01]\./.test(version)) {
     const found = raw['swagger'] ? `Swagger ${String(raw['swagger'])}` : version === undefined ? 'no `openapi` field' : `openapi ${String(version)}`;
-    return fail('bad_input', `${filename}: not an OpenAPI 3.0/3.1 document (${found})`);
+    return fail('bad_input', `${filename}: not an OpenAPI 3.0/3.1 or Swagger 2.0 document (${found})`);
   }
   if (typeof raw['paths'] !== 'object' || raw['paths'] === null) {
     return fail('bad_input', `${filename}: the document has no \`paths\` object`);
@@ -112,7 +119,7 @@ function describeRefError(error: unknown): string {
   const missing = /Missing \$ref pointer "([^"]+)"/.exec(message);
   if (missing) return `unresolved $ref "${missing[1]}": nothing in the document at that pointer`;
   const external = /external \$ref|Unable to resolve \$ref pointer "([^"]+)"/i.exec(message);
-  if (external) return `unresolved $ref${external[1] ? ` "${external[1]}"` : ''}: only references inside the document are supported; bundle the spec into one file`;
+  if (external) return `unresolved $ref${external[1] ? ` "${external[1]}"` : ''}: only references inside the document are supported here; import the spec from its folder on disk (relative $refs inside that folder are bundled then) or bundle it into one file`;
   return `cannot resolve $refs: ${message.split('\n')[0]}`;
 }
 

@@ -14,33 +14,80 @@ function decode(value: string): string {
   }
 }
 
+const serverPatterns = new Map<string, RegExp>();
+/** A server URL template as a prefix pattern: each `{variable}` takes one or more characters of a segment. */
+function serverPattern(server: string): RegExp {
+  let pattern = serverPatterns.get(server);
+  if (!pattern) {
+    const source = server
+      .split(/(\{[^}]+\})/)
+      .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/?#]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    pattern = new RegExp(`^${source}(?=/|$)`);
+    if (serverPatterns.size > 10_000) serverPatterns.clear();
+    serverPatterns.set(server, pattern);
+  }
+  return pattern;
+}
+
+/** The part of `url` (query string dropped) after `server`, a template; undefined when the URL is not on that server. */
+function afterServer(server: string, withoutQuery: string): string | undefined {
+  if (!server.includes('{')) {
+    if (withoutQuery === server) return '/';
+    return withoutQuery.startsWith(server + '/') ? withoutQuery.slice(server.length) : undefined;
+  }
+  const match = serverPattern(server).exec(withoutQuery);
+  if (!match) return undefined;
+  return withoutQuery.slice(match[0].length) || '/';
+}
+
+const stripQuery = (url: string): string => url.split(/[?#]/, 1)[0] ?? '';
+
 /** Splits a URL into the spec server it starts with and the path after it (query string dropped). */
 export function splitServer(spec: ApiSpec, url: string): { server: string; path: string } | undefined {
-  const withoutQuery = url.split(/[?#]/, 1)[0] ?? '';
+  const withoutQuery = stripQuery(url);
   for (const server of spec.servers) {
-    if (withoutQuery === server) return { server, path: '/' };
-    if (withoutQuery.startsWith(server + '/')) return { server, path: withoutQuery.slice(server.length) };
+    const path = afterServer(server, withoutQuery);
+    if (path !== undefined) return { server, path };
   }
   return undefined;
 }
 
+/** The query arguments a URL carries in its own query string, plus `params` (which win, as Axios sends both). */
+function queryOf(url: string, params: Readonly<Record<string, unknown>> | undefined): Map<string, string> {
+  const query = new Map<string, string>();
+  const at = url.indexOf('?');
+  if (at !== -1) for (const [k, v] of new URLSearchParams(url.slice(at + 1).split('#', 1)[0])) if (!query.has(k)) query.set(k, v);
+  for (const [k, v] of Object.entries(params ?? {})) query.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+  return query;
+}
+
 /**
  * Every path template matching the URL without its server prefix, ordered by fewest parameters,
- * then longest template (scoring.md §4: `/values/{range}:clear` beats `/values/{range}`).
+ * then most arguments fixed by the key's query part, then longest template (scoring.md §4:
+ * `/values/{range}:clear` beats `/values/{range}`). A key with a query part (Etherscan's
+ * `/?module=account&action=balance`) matches only when the request sends those arguments, in the
+ * URL or in `params`; without `params` (undefined) only the URL's own query string is looked at.
  */
-export function pathCandidates(spec: ApiSpec, url: string): PathCandidate[] {
-  const split = splitServer(spec, url);
-  if (!split) return [];
+export function pathCandidates(spec: ApiSpec, url: string, params?: Readonly<Record<string, unknown>>): PathCandidate[] {
+  const withoutQuery = stripQuery(url);
+  const query = queryOf(url, params);
   const candidates: PathCandidate[] = [];
   for (const template of spec.paths) {
-    const match = template.pattern.exec(split.path);
-    if (!match) continue;
-    const pathParams: Record<string, string> = {};
-    template.parameterNames.forEach((name, i) => (pathParams[name] = decode(match[i + 1] ?? '')));
-    candidates.push({ template, pathParams });
+    if (!Object.entries(template.query).every(([k, v]) => query.get(k) === v)) continue;
+    for (const server of template.servers) {
+      const path = afterServer(server, withoutQuery);
+      const match = path === undefined ? null : template.pattern.exec(path);
+      if (!match) continue;
+      const pathParams: Record<string, string> = {};
+      template.parameterNames.forEach((name, i) => (pathParams[name] = decode(match[i + 1] ?? '')));
+      candidates.push({ template, pathParams });
+      break;
+    }
   }
+  const fixed = (c: PathCandidate): number => Object.keys(c.template.query).length;
   return candidates.sort(
-    (a, b) => a.template.parameterNames.length - b.template.parameterNames.length || b.template.path.length - a.template.path.length,
+    (a, b) => a.template.parameterNames.length - b.template.parameterNames.length || fixed(b) - fixed(a) || b.template.path.length - a.template.path.length,
   );
 }
 
@@ -60,11 +107,14 @@ export interface ResolvedRequest {
   readonly candidate?: PathCandidate;
 }
 
-export function resolveEndpoint(spec: ApiSpec, url: string, method: string): ResolvedRequest {
-  const candidates = pathCandidates(spec, url);
+/** The endpoint a request calls: the first candidate path that defines the method on the server the URL names. */
+export function resolveEndpoint(spec: ApiSpec, url: string, method: string, params?: Readonly<Record<string, unknown>>): ResolvedRequest {
+  const candidates = pathCandidates(spec, url, params);
+  const withoutQuery = stripQuery(url);
   for (const candidate of candidates) {
     const endpoint = findEndpoint(spec, method, candidate.template.path);
-    if (endpoint) return { candidates, endpoint, candidate };
+    // An operation with servers of its own is only reached through them.
+    if (endpoint && endpoint.servers.some((s) => afterServer(s, withoutQuery) !== undefined)) return { candidates, endpoint, candidate };
   }
   return { candidates };
 }

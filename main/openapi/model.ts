@@ -52,6 +52,11 @@ export interface Endpoint {
   readonly requestBody?: RequestBody;
   /** Names of the security schemes this operation accepts (its own `security`, else the document's). */
   readonly security: readonly string[];
+  /**
+   * The server URL templates this operation is served from: its own `servers`, else its path's,
+   * else the document's (OpenAPI lets each level override the one above; Google Maps does).
+   */
+  readonly servers: readonly string[];
 }
 
 export type SecurityScheme =
@@ -60,9 +65,16 @@ export type SecurityScheme =
   | { readonly name: string; readonly type: 'apiKey'; readonly in: 'query' | 'header' | 'cookie'; readonly keyName: string };
 
 export interface PathTemplate {
+  /** The path key as written, e.g. `/teams/{team_gid}/users` or Etherscan's `/?module=account&action=balance`. */
   readonly path: string;
+  /** The key up to its `?`: what the URL's path must match. */
+  readonly pathPart: string;
+  /** Query arguments the key itself fixes (`module=account`); a request must send them to be this endpoint. */
+  readonly query: Readonly<Record<string, string>>;
   readonly parameterNames: readonly string[];
   readonly pattern: RegExp;
+  /** Every server any operation of the path may be served from (templates, see ApiSpec.servers). */
+  readonly servers: readonly string[];
 }
 
 export interface ApiSpec {
@@ -70,7 +82,11 @@ export interface ApiSpec {
   readonly version: string;
   /** `3.0.x` or `3.1.x`. */
   readonly openapi: string;
-  /** Server URLs with trailing slashes removed, longest first. */
+  /**
+   * Every server URL the document declares (document, path and operation level), trailing slashes
+   * removed, longest first. A variable with an `enum` is expanded into its values; any other
+   * variable stays a `{name}` segment that takes any value (Telegram's `https://api.telegram.org/bot{token}`).
+   */
   readonly servers: readonly string[];
   readonly endpoints: readonly Endpoint[];
   readonly securitySchemes: readonly SecurityScheme[];

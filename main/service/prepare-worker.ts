@@ -12,7 +12,7 @@ parentPort?.on('message', (job: { id: number; dataset: FileInput; specs: FileInp
     const prepared = await prepareDataset(job.dataset, job.specs, progress);
     // A parsed spec holds more than a message can carry; the import needs only its title.
     const result: Result<ImportPlan> = prepared.ok
-      ? { ok: true, value: { samples: prepared.value.samples, specs: new Map([...prepared.value.specs].map(([api, s]) => [api, { api, file: s.file, spec: { title: s.spec.title } }])) } }
+      ? { ok: true, value: { samples: prepared.value.samples, specs: new Map([...prepared.value.specs].map(([api, s]) => [api, { api, file: s.file, ...(s.original ? { original: s.original } : {}), spec: { title: s.spec.title } }])) } }
       : prepared;
     parentPort?.postMessage({ id: job.id, type: 'done', result });
   })();

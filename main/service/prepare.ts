@@ -3,11 +3,14 @@ import type { FileInput } from '../api/contract.js';
 import { fail, ok, type Result } from '../api/result.js';
 import type { Finding } from '../api/schemas.js';
 import { checkSample, parseDataset, type SampleDraft } from '../dataset/index.js';
-import { loadSpec, specFormatOf, type ApiSpec } from '../openapi/index.js';
+import { importSpecFile, loadSpec, specFormatOf, type ApiSpec } from '../openapi/index.js';
 
 export interface PreparedSpec {
   readonly api: string;
+  /** What is stored: OpenAPI 3 text (a Swagger 2.0 file converted). */
   readonly file: FileInput;
+  /** A converted Swagger 2.0 file as given, kept beside the converted one. */
+  readonly original?: FileInput;
   readonly spec: ApiSpec;
 }
 
@@ -44,9 +47,11 @@ export async function prepareDataset(dataset: FileInput, specFiles: readonly Fil
       return fail('bad_input', `${dataset.filename}: sample ${position} is for API \`${api}\`, but no spec ${api}.yaml or ${api}.json was given (specs found: ${known})`);
     }
     progress?.(i, used.length, `loading spec ${file.filename}`);
-    const spec = await loadSpec(file.content, file.filename);
+    const imported = await importSpecFile(file);
+    if (!imported.ok) return imported;
+    const spec = await loadSpec(imported.value.file.content, file.filename);
     if (!spec.ok) return spec;
-    specs.set(api, { api, file, spec: spec.value });
+    specs.set(api, { api, ...imported.value, spec: spec.value });
   }
   const samples = drafts.value.map((draft, i) => {
     if (i % 50 === 0) progress?.(i, drafts.value.length, 'checking samples against their specs');

@@ -7,7 +7,7 @@ import type { PreparedDataset, ProgressFn } from './prepare.js';
 /** What an import stores: the checked samples and, per API, its spec file and title. prepareDataset's result is one. */
 export interface ImportPlan {
   readonly samples: PreparedDataset['samples'];
-  readonly specs: ReadonlyMap<string, { readonly api: string; readonly file: FileInput; readonly spec: Pick<ApiSpec, 'title'> }>;
+  readonly specs: ReadonlyMap<string, { readonly api: string; readonly file: FileInput; readonly original?: FileInput; readonly spec: Pick<ApiSpec, 'title'> }>;
 }
 
 export type PrepareImport = (dataset: FileInput, specs: readonly FileInput[], progress?: ProgressFn) => Promise<Result<ImportPlan>>;

@@ -195,6 +195,8 @@ export class WorkbenchService implements WorkbenchHandlers {
       apis: [...prepared.specs.values()].map(({ api, file, spec }) => ({ api, spec: { filename: file.filename, title: spec.title, content: file.content } })),
       samples: prepared.samples,
     });
+    // A converted Swagger 2.0 file's original, kept beside it (the converted document names its sha-256).
+    for (const { original, spec } of prepared.specs.values()) if (original) this.store.putSpec({ filename: original.filename, title: spec.title, content: original.content });
     this.emit({ type: 'datasetsChanged' });
     return this.dataset(datasetId);
   }

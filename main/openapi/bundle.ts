@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { fail, ok, type Result } from '../api/result.js';
+import type { FileInput } from '../api/contract.js';
+import { parseSpecText } from './load.js';
+import { convertedText } from './convert.js';
+
+type Obj = Record<string, unknown>;
+
+/** Reads a file the bundler asks for, by absolute path; the caller owns the I/O (the disk, for an import). */
+export type ReadSpecFile = (absolutePath: string) => Result<string>;
+
+/** Whether any `$ref` in the document points at another file (anything not starting with `#`). */
+export function hasExternalRefs(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  const seen = new Set<unknown>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node) && typeof (node as Obj)['$ref'] === 'string' && !((node as Obj)['$ref'] as string).startsWith('#')) return true;
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return false;
+}
+
+/** The file a resolved reference names, as an absolute path; undefined for anything that is not a local file (a URL). */
+function localPath(url: string): string | undefined {
+  if (url.startsWith('file://')) return fileURLToPath(url);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^[a-z]:[\\/]/i.test(url)) return undefined;
+  return path.resolve(url);
+}
+
+/**
+ * Joins a description split over files by relative `$ref`s (DigitalOcean's thousands of files)
+ * into one document, with json-schema-ref-parser's `bundle` (external references become local
+ * ones; nothing is inlined twice). Only files inside the entry file's own folder are read, each
+ * through the same strict parser as a single-file spec; a reference that leaves the folder or
+ * names a URL is refused in one line, so an import never reads or fetches beyond what the user
+ * pointed at. A document without external references comes back unchanged.
+ */
+export async function bundleSpec(entryPath: string, content: string, read: ReadSpecFile): Promise<Result<FileInput>> {
+  const filename = path.basename(entryPath);
+  const parsed = parseSpecText(content, filename);
+  if (!parsed.ok) return parsed;
+  if (!hasExternalRefs(parsed.value)) return ok({ filename, content });
+  const root = path.dirname(path.resolve(entryPath));
+  let refusal: string | undefined;
+  const refuse = (message: string): never => {
+    refusal ??= message;
+    throw new Error(message);
+  };
+  const resolver = {
+    order: 1,
+    canRead: true,
+    read: (file: { url: string; reference?: string }): string => {
+      const reference = file.reference ?? file.url;
+      const at = localPath(file.url);
+      if (at === undefined) return refuse(`${filename}: $ref "${reference}" names a URL; only files inside the spec's folder are read (download it beside the spec and refer to it by a relative path)`);
+      const relative = path.relative(root, at);
+      if (relative.startsWith('..') || path.isAbsolute(relative)) return refuse(`${filename}: $ref "${reference}" leaves the spec's folder ${root}; only files inside it are read`);
+      const text = read(at);
+      if (!text.ok) return refuse(text.error.message);
+      const doc = parseSpecText(text.value, relative);
+      if (!doc.ok) return refuse(doc.error.message);
+      // Handed on as JSON: the strict parse above is what decides, the library's parser only re-reads it.
+      return JSON.stringify(doc.value);
+    },
+  };
+  let bundled: Obj;
+  try {
+    bundled = (await new $RefParser().bundle(path.resolve(entryPath), structuredClone(parsed.value), {
+      resolve: { file: false, http: false, wapii: resolver },
+      dereference: { circular: true },
+    } as never)) as Obj;
+  } catch (error) {
+    return fail('bad_input', refusal ?? `${filename}: cannot bundle its $refs: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+  if (refusal) return fail('bad_input', refusal);
+  return ok({ filename, content: convertedText(bundled, filename) });
+}
