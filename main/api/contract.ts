@@ -206,7 +206,16 @@ export const contract = {
   saveApiKey: { input: z.object({ provider: z.enum(API_KEY_PROVIDERS), key: z.string().min(1) }), output: ApiKeyStatusSchema },
   /** One review decision for many samples (bulk accept/reject of a filtered selection). */
   reviewSamples: {
-    input: DatasetRef.extend({ sampleIds: z.array(z.string().min(1)).min(1), reviewState: ReviewStateSchema, reason: z.string().min(1).default('bulk review') }),
+    input: DatasetRef.extend({
+      sampleIds: z.array(z.string().min(1)).min(1),
+      reviewState: ReviewStateSchema,
+      reason: z.string().min(1).default('bulk review'),
+      /**
+       * Each sample's `updatedAt` as the reviewer's list showed it: when any sample changed since,
+       * nothing is written ('conflict', naming the samples). Without it, states are written as asked.
+       */
+      seen: z.record(z.string(), z.string()).optional(),
+    }),
     output: z.object({ updated: z.number().int() }),
   },
   /** What the review view shows beside a sample: the endpoint's spec excerpt, certain one-click fixes, near-duplicate tasks. */

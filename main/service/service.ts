@@ -286,7 +286,15 @@ export class WorkbenchService implements WorkbenchHandlers {
     const samples = input.sampleIds.map((id) => this.sample(input.datasetId, id));
     // One transaction for the selection; each state is taken from the row read inside it, so a
     // concurrent edit of a task or config is kept and only the review state changes.
+    // With `seen`, a sample changed since the reviewer's list was read refuses the whole decision
+    // (checked on the rows the transaction reads): a bulk accept must not overrule what another
+    // tab decided or fixed meanwhile.
     this.store.transaction(() => {
+      const stale = input.seen ? samples.filter((s) => this.store.getSample(input.datasetId, s.id)?.updatedAt !== input.seen?.[s.id]) : [];
+      if (stale.length > 0) {
+        const names = stale.slice(0, 5).map((s) => `#${s.position}`).join(', ');
+        throw new WapiiError('conflict', `${stale.length} of the ${samples.length} samples changed since the list was loaded (${names}${stale.length > 5 ? ', …' : ''}); nothing was changed: reload and decide again`);
+      }
       for (const s of samples) {
         unwrap(
           this.store.editSample(

@@ -15,17 +15,30 @@ export const useNotices = create<Notices>()((set) => ({
   dismissError: () => set({ error: undefined }),
 }));
 
-/**
- * Runs an action; a failure becomes the banner and `undefined`. A success clears the banner: an
- * error left from an earlier action would read as this one's.
- */
+/** Runs a call; a failure becomes the banner and `undefined`. */
 export async function attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {
   try {
-    const value = await fn();
-    if (useNotices.getState().error !== undefined) useNotices.getState().dismissError();
-    return value;
+    return await fn();
   } catch (error) {
     useNotices.getState().showError(error);
     return undefined;
   }
 }
+
+/**
+ * Runs what the user asked for (a click, a key): as `attempt`, and a success also clears the
+ * banner, since an error left from an earlier action would read as this one's. Background
+ * refreshes use `attempt`, which leaves the banner as it is.
+ */
+export async function act<T>(fn: () => Promise<T>): Promise<T | undefined> {
+  const value = await attempt(fn);
+  if (value !== undefined && useNotices.getState().error !== undefined) useNotices.getState().dismissError();
+  return value;
+}
+
+/** Whether an action was refused because what it changes changed since it was read (another tab, another process). */
+export const isConflict = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'conflict';
+
+/** What a reviewer reads when a save was refused as stale: it was not saved, why, and that the newer version is on screen. */
+export const staleMessage = (error: unknown): string =>
+  `Not saved: this sample changed since you opened it (${messageOf(error).replace(/; reload it and edit again$/, '')}). The newer version is shown; make your change again if it still applies.`;

@@ -10,6 +10,7 @@ export function SampleDetail(): React.JSX.Element | null {
   const editSample = useDatasets((s) => s.editSample);
   const undo = useDatasets((s) => s.undo);
   const close = useDatasets((s) => s.openSample);
+  const stale = useDatasets((s) => s.stale);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const [reason, setReason] = useState('');
@@ -30,6 +31,17 @@ export function SampleDetail(): React.JSX.Element | null {
           ✕
         </button>
       </header>
+      {stale && (
+        <div className="stale-notice" role="alert" data-testid="stale-notice">
+          <p>{stale.message}</p>
+          {stale.unsaved !== undefined && (
+            <details>
+              <summary>your version, not saved</summary>
+              <pre className="config">{stale.unsaved}</pre>
+            </details>
+          )}
+        </div>
+      )}
       <p className="task">{sample.task}</p>
       <section>
         <h3>Endpoint</h3>

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { FileInput, ProgressEvent, SampleDetail } from '../../../../main/api/contract.js';
 import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFilter } from '../../../../main/api/schemas.js';
 import { getClient, type Client } from '../../client.js';
-import { useNotices } from '../../notices.js';
+import { isConflict, staleMessage, useNotices } from '../../notices.js';
 
 /** The Datasets page: the datasets, the chosen one's filtered samples, the open sample. */
 export interface DatasetsState {
@@ -14,6 +14,8 @@ export interface DatasetsState {
   selected: SampleDetail | undefined;
   progress: ProgressEvent | undefined;
   loading: boolean;
+  /** A save refused because the open sample changed meanwhile: why, and the text that was not saved. */
+  stale: { message: string; unsaved?: string } | undefined;
 
   loadDatasets(): Promise<void>;
   selectDataset(id: number): Promise<void>;
@@ -48,6 +50,25 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
   const afterEdit = (detail: SampleDetail): void => {
     set((s) => ({ selected: detail, samples: s.samples.map((x) => (x.id === detail.sample.id ? detail.sample : x)) }));
   };
+  /**
+   * Every edit sends the revision the page opened (baseRevision): when another tab or process
+   * changed the sample since, the service refuses it, and the page shows the newer version with
+   * why, keeping the text that was not saved.
+   */
+  const edit = async (selected: SampleDetail, change: { task?: string; config?: RequestConfig; reviewState?: ReviewState }, reason: string): Promise<void> => {
+    const { datasetId, id } = selected.sample;
+    const baseRevision = selected.revisions.filter((r) => !r.undone).at(-1)?.id;
+    try {
+      afterEdit(await client.editSample({ datasetId, sampleId: id, ...change, reason, ...(baseRevision !== undefined ? { baseRevision } : {}) }));
+      set({ stale: undefined });
+      useNotices.getState().dismissError();
+    } catch (error) {
+      if (!isConflict(error)) return useNotices.getState().showError(error);
+      const newer = await attempt(() => client.getSample({ datasetId, sampleId: id }));
+      if (newer) afterEdit(newer);
+      set({ stale: { message: staleMessage(error), ...(change.config ? { unsaved: JSON.stringify(change.config, null, 2) } : {}) } });
+    }
+  };
 
   client.onEvent((event) => {
     if (event.type === 'progress') set({ progress: event.done >= event.total ? undefined : event });
@@ -63,6 +84,7 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
     selected: undefined,
     progress: undefined,
     loading: false,
+    stale: undefined,
 
     async loadDatasets() {
       const datasets = await attempt(() => client.listDatasets({}));
@@ -85,6 +107,7 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
     },
     async openSample(sampleId) {
       const { datasetId } = get();
+      set({ stale: undefined });
       if (!sampleId || datasetId === undefined) return set({ selected: undefined });
       const detail = await attempt(() => client.getSample({ datasetId, sampleId }));
       if (detail) set({ selected: detail });
@@ -101,15 +124,11 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
     },
     async review(reviewState, reason) {
       const { selected } = get();
-      if (!selected) return;
-      const detail = await attempt(() => client.editSample({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id, reviewState, reason }));
-      if (detail) afterEdit(detail);
+      if (selected) await edit(selected, { reviewState }, reason);
     },
     async editSample(change, reason) {
       const { selected } = get();
-      if (!selected) return;
-      const detail = await attempt(() => client.editSample({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id, ...change, reason }));
-      if (detail) afterEdit(detail);
+      if (selected) await edit(selected, change, reason);
     },
     async undo() {
       const { selected } = get();

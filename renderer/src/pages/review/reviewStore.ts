@@ -4,7 +4,7 @@ import type { Output, SampleDetail } from '../../../../main/api/contract.js';
 
 import type { DatasetSummary, RequestConfig, ReviewState, Sample } from '../../../../main/api/schemas.js';
 import { getClient } from '../../client.js';
-import { attempt, useNotices } from '../../notices.js';
+import { act, attempt, isConflict, staleMessage, useNotices } from '../../notices.js';
 
 export type Coverage = Output<'getCoverage'>;
 export type ReviewAid = Output<'getReviewAid'>;
@@ -109,6 +109,28 @@ export const useReview = create<ReviewPageState>()((set, get) => {
     if (advance && index + 1 < queue.length) await get().open(index + 1);
   };
 
+  /**
+   * Saves an edit that carries the revision the page opened; when the sample changed since
+   * (another tab), shows the newer version and says why, and gives `undefined`.
+   */
+  const saveOrReload = async (save: () => Promise<SampleDetail>): Promise<SampleDetail | undefined> => {
+    try {
+      const done = await save();
+      useNotices.getState().dismissError();
+      return done;
+    } catch (error) {
+      if (!isConflict(error)) {
+        useNotices.getState().showError(error);
+        return undefined;
+      }
+      const { index, detail } = get();
+      await get().open(index);
+      if (detail) set((s) => ({ queue: s.queue.map((x) => (x.id === detail.sample.id && s.detail ? s.detail.sample : x)) }));
+      useNotices.getState().showError(staleMessage(error));
+      return undefined;
+    }
+  };
+
   return {
     datasets: [],
     datasetId: undefined,
@@ -175,7 +197,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
         useNotices.getState().showError('this sample has unsaved changes: press f to save them as fixed, or Esc to discard them');
         return;
       }
-      const done = await attempt(() =>
+      const done = await saveOrReload(() =>
         client.editSample({ datasetId: detail.sample.datasetId, sampleId: detail.sample.id, reviewState: state, reason: `marked ${state}`, checklist, baseRevision: newestRevision(detail) }),
       );
       if (done) await decided(done, true);
@@ -186,7 +208,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       set({ confirm: undefined });
       const reason = `fixed: ${draft.notes.length > 0 ? draft.notes.join('; ') : 'edited'}`;
       const taskChanged = draft.task !== detail.sample.task;
-      const done = await attempt(() =>
+      const done = await saveOrReload(() =>
         client.editSample({
           datasetId: detail.sample.datasetId,
           sampleId: detail.sample.id,
@@ -204,7 +226,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       const { decided: stack, detail, datasetId } = get();
       const sampleId = stack.at(-1) ?? (detail?.canUndo ? detail.sample.id : undefined);
       if (!sampleId || datasetId === undefined) return;
-      const restored = await attempt(() => client.undoEdit({ datasetId, sampleId }));
+      const restored = await act(() => client.undoEdit({ datasetId, sampleId }));
       if (!restored) return;
       set((s) => ({ decided: s.decided.slice(0, -1), queue: s.queue.map((x) => (x.id === sampleId ? restored.sample : x)) }));
       await refreshAll();
@@ -217,8 +239,17 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       const chosen = selection(queue, filter);
       if (datasetId === undefined || chosen.length === 0) return;
       const what = [filter.reviewState !== 'all' ? filter.reviewState : 'all states', filter.synthesizedOnly ? 'synthesized' : '', filter.api, filter.endpoint].filter(Boolean).join(', ');
-      const done = await attempt(() => client.reviewSamples({ datasetId, sampleIds: chosen.map((s) => s.id), reviewState: state, reason: `bulk ${state === 'accepted' ? 'accept' : 'reject'} of the queue (${what})` }));
-      if (done) await loadQueue();
+      // Each sample's updatedAt as listed: a sample another tab changed since refuses the whole decision.
+      const seen = Object.fromEntries(chosen.map((s) => [s.id, s.updatedAt]));
+      try {
+        await client.reviewSamples({ datasetId, sampleIds: chosen.map((s) => s.id), reviewState: state, reason: `bulk ${state === 'accepted' ? 'accept' : 'reject'} of the queue (${what})`, seen });
+        useNotices.getState().dismissError();
+        await loadQueue();
+      } catch (error) {
+        if (!isConflict(error)) return useNotices.getState().showError(error);
+        await loadQueue();
+        useNotices.getState().showError(`Not saved: ${(error as Error).message.replace(/: reload and decide again$/, '')}. The list is reloaded with the newer states; decide again.`);
+      }
     },
     setConfirm(confirm) {
       set({ confirm });
