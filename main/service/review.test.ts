@@ -6,7 +6,7 @@ import type { RequestConfig } from '../api/schemas.js';
 import { checkRequest } from '../dataset/index.js';
 import { loadSpec, resolveEndpoint } from '../openapi/index.js';
 import { unwrap } from '../api/result.js';
-import { DEMO_SPECS } from '../../test/support/paths.js';
+import { DEMO_SPECS, hasWapiiBench, WAPIIBENCH_SPECS } from '../../test/support/paths.js';
 import { displaySchema, endpointExcerpt, nearDuplicates, quickFixes } from './review.js';
 
 const spec = unwrap(await loadSpec(fs.readFileSync(path.join(DEMO_SPECS, 'harbor.yaml'), 'utf8'), 'harbor.yaml'));
@@ -20,6 +20,24 @@ const fixesOf = (config: RequestConfig): ReturnType<typeof quickFixes> => {
   const endpoint = resolveEndpoint(spec, config.url, config.method).endpoint!;
   return quickFixes(spec, endpoint, config, checkRequest(spec, config));
 };
+
+describe.runIf(hasWapiiBench)('one-click fixes on nested body values', () => {
+  it("reaches a string inside a body object the schema types as a number: Asana's data.contribution_weight \"0\" → 0", async () => {
+    const asana = unwrap(await loadSpec(fs.readFileSync(path.join(WAPIIBENCH_SPECS, 'asana.yaml'), 'utf8'), 'asana.yaml'));
+    const config: RequestConfig = {
+      url: 'https://app.asana.com/api/1.0/goal_relationships/12345',
+      method: 'put',
+      headers: { Accept: 'application/json, text/plain, */*', 'Content-Type': 'application/json', Authorization: 'Bearer <token>' },
+      data: { data: { contribution_weight: '0' } },
+    };
+    const endpoint = resolveEndpoint(asana, config.url, config.method).endpoint!;
+    const findings = checkRequest(asana, config);
+    expect(findings).toMatchObject([{ rule: 'value', location: 'data', key: 'data' }]);
+    const [fix] = quickFixes(asana, endpoint, config, findings);
+    expect(fix).toMatchObject({ kind: 'coerce', label: 'data.data.contribution_weight: "0" → 0', config: { ...config, data: { data: { contribution_weight: 0 } } } });
+    expect(checkRequest(asana, fix!.config)).toEqual([]);
+  });
+});
 
 describe('review aids', () => {
   it('the excerpt lists parameters with types, required marks, enums and the body schema', () => {

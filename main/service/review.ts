@@ -112,6 +112,47 @@ function coerced(schema: JsonSchema | undefined, value: JsonValue | undefined): 
   return undefined;
 }
 
+/** The schema of a property of an object schema, looking into `allOf` members too. */
+function propertySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
+  const own = (schema?.['properties'] as Record<string, JsonSchema> | undefined)?.[key];
+  if (own) return own;
+  for (const part of (schema?.['allOf'] as JsonSchema[] | undefined) ?? []) {
+    const found = propertySchema(part, key);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A nested value with every string leaf the schema types as a number or boolean converted
+ * (`{"data": {"contribution_weight": "0"}}` → 0), and the paths changed; undefined when none is.
+ * Only leaves the schema reaches are touched; depth is bounded by the value (MAX_NESTING at import).
+ */
+function coercedLeaves(schema: JsonSchema | undefined, value: JsonValue | undefined, at: string): { value: JsonValue; changes: string[] } | undefined {
+  const leaf = coerced(schema, value);
+  if (leaf !== undefined) return { value: leaf, changes: [`${at}: ${JSON.stringify(value)} → ${JSON.stringify(leaf)}`] };
+  if (value === null || typeof value !== 'object') return undefined;
+  const changes: string[] = [];
+  if (Array.isArray(value)) {
+    const items = schema?.['items'] as JsonSchema | undefined;
+    const out = value.map((v, i) => {
+      const inner = coercedLeaves(items, v, `${at}[${i}]`);
+      if (!inner) return v;
+      changes.push(...inner.changes);
+      return inner.value;
+    });
+    return changes.length > 0 ? { value: out, changes } : undefined;
+  }
+  const out: Record<string, JsonValue> = { ...value };
+  for (const [k, v] of Object.entries(value)) {
+    const inner = coercedLeaves(propertySchema(schema, k), v, `${at}.${k}`);
+    if (!inner) continue;
+    out[k] = inner.value;
+    changes.push(...inner.changes);
+  }
+  return changes.length > 0 ? { value: out, changes } : undefined;
+}
+
 /**
  * The fixes whose outcome is certain, one per finding at most: a string that the schema wants as
  * a number or boolean is converted, an argument the spec does not define is dropped, a missing
@@ -133,8 +174,9 @@ export function quickFixes(spec: ApiSpec, endpoint: Endpoint, config: RequestCon
     if (f.rule === 'argument' && present && f.key in present) {
       add({ finding, kind: 'drop', label: `drop ${location}.${f.key} (not in the spec)`, config: withArgument(config, location, f.key, undefined) });
     } else if (f.rule === 'value' && present) {
-      const value = coerced(argumentSchema(spec, endpoint, location, f.key), present[f.key]);
-      if (value !== undefined) add({ finding, kind: 'coerce', label: `${location}.${f.key}: ${JSON.stringify(present[f.key])} → ${JSON.stringify(value)}`, config: withArgument(config, location, f.key, value) });
+      // The value itself, or the string leaves inside it (a finding names the top-level key).
+      const fixed = coercedLeaves(argumentSchema(spec, endpoint, location, f.key), present[f.key], `${location}.${f.key}`);
+      if (fixed) add({ finding, kind: 'coerce', label: fixed.changes.join(', '), config: withArgument(config, location, f.key, fixed.value) });
     } else if (f.rule === 'required' && !(present && f.key in present) && (present || config[location] === undefined)) {
       const only = enumOf(argumentSchema(spec, endpoint, location, f.key));
       const value = only?.length === 1 ? only[0]! : '';
