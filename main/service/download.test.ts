@@ -4,9 +4,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkbenchApi, WorkbenchEvent } from '../api/contract.js';
+import type { Download, Model } from '../api/evaluation.js';
 import { createFetchClient } from '../api/fetchClient.js';
 import { startHttpTransport, type HttpTransport } from '../api/http.js';
 import { cachedTestModel } from '../generation/index.js';
+import { closedPort, downloadStandIn, type StandIn } from '../../test/support/downloadStandIn.js';
+import { writeLyingHeader } from '../../test/support/gguf.js';
 import { tempDir } from '../../test/support/paths.js';
 import { callMethod, localClient, openWorkbench, type Workbench } from './index.js';
 
@@ -19,7 +22,7 @@ function modelServer(file: string): Promise<{ url: string; server: http.Server; 
   const requests: string[] = [];
   const slow = { delayMs: 0 };
   const server = http.createServer((req, res) => {
-    requests.push(`${req.method} ${req.headers.range ?? ''} ${req.url}`);
+    requests.push(`${req.method} ${req.headers.range ?? ''} ${req.url} ${req.headers['if-range'] ?? ''}`);
     // The URL, and where an `hf:` reference resolves on a Hugging Face endpoint (MODEL_ENDPOINT).
     const { pathname } = new URL(req.url ?? '/', 'http://server');
     if (pathname !== '/models/test-model.gguf' && pathname !== '/tester/tiny-GGUF/resolve/main/test-model.gguf') {
@@ -29,7 +32,7 @@ function modelServer(file: string): Promise<{ url: string; server: http.Server; 
     const range = /bytes=(\d+)-(\d*)/.exec(req.headers.range ?? '');
     const start = range ? Number(range[1]) : 0;
     const end = range && range[2] ? Number(range[2]) : data.length - 1;
-    const headers = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', 'Content-Length': String(end - start + 1), ...(range ? { 'Content-Range': `bytes ${start}-${end}/${data.length}` } : {}) };
+    const headers = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', ETag: '"v1"', 'Content-Length': String(end - start + 1), ...(range ? { 'Content-Range': `bytes ${start}-${end}/${data.length}` } : {}) };
     res.writeHead(range ? 206 : 200, headers);
     if (req.method === 'HEAD') {
       res.end();
@@ -95,8 +98,8 @@ function downloadSuite(name: string, setup: (wb: Workbench) => Promise<{ client:
       await until(() => wb.service.evaluation.library.listDownloads().find((d) => d.id === resumed.id)?.status !== 'downloading');
       const done = (await client.listDownloads({})).find((d) => d.id === resumed.id)!;
       expect(done).toMatchObject({ status: 'finished', totalBytes: size, downloadedBytes: size, error: null });
-      // The resumed download asked for the rest, not the whole file again.
-      expect(served.requests.slice(before).some((r) => /^GET bytes=[1-9]\d*-/.test(r))).toBe(true);
+      // The resumed download asked for the rest, not the whole file again, if it is still the same file.
+      expect(served.requests.slice(before).some((r) => /^GET bytes=[1-9]\d*- \S+ "v1"$/.test(r))).toBe(true);
       const [added] = await client.listModels({});
       expect(added).toMatchObject({ id: done.modelId, source: served.url, architecture: 'llama' });
       expect(fs.readFileSync(added!.path).equals(fs.readFileSync(model))).toBe(true);
@@ -127,7 +130,7 @@ function downloadSuite(name: string, setup: (wb: Workbench) => Promise<{ client:
       await expect(client.downloadModel({ source: served.url, filename: '../escape.gguf' })).rejects.toMatchObject({ code: 'bad_input', message: 'download file name must be a plain file name inside the models folder, not "../escape.gguf"' });
       const missing = await client.downloadModel({ source: served.url.replace('test-model', 'missing') });
       for (let i = 0; i < 200 && (await client.listDownloads({})).find((d) => d.id === missing.id)?.status === 'downloading'; i++) await new Promise((r) => setTimeout(r, 50));
-      expect((await client.listDownloads({})).find((d) => d.id === missing.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/Status code: 404/) });
+      expect((await client.listDownloads({})).find((d) => d.id === missing.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the server answered 404 Not Found for http:\/\/127\.0\.0\.1:\d+\/models\/missing\.gguf$/) });
       expect(await client.listModels({})).toHaveLength(1);
     });
   });
@@ -137,4 +140,109 @@ downloadSuite('the in-process client', async (wb) => ({ client: localClient(wb.s
 downloadSuite('HTTP (wapii serve)', async (wb) => {
   const transport: HttpTransport = await startHttpTransport({ call: (m, i) => callMethod(wb.service, m, i), subscribe: (l) => wb.service.onEvent(l), staticDir: tempDir() });
   return { client: createFetchClient({ baseUrl: transport.url, token: transport.token }), close: () => transport.close() };
+});
+
+describe('downloads from servers that misbehave, through the model library', () => {
+  let wb: Workbench;
+  let client: WorkbenchApi;
+  let server: StandIn;
+  let folder: string;
+  const events: WorkbenchEvent[] = [];
+  // Two versions of one model: same size, other bytes.
+  const a = fs.readFileSync(cachedTestModel('qwen2'));
+  const b = fs.readFileSync(cachedTestModel('qwen2', { seed: 2 }));
+  beforeAll(async () => {
+    const dir = tempDir();
+    folder = path.join(dir, 'models');
+    wb = openWorkbench({ db: path.join(dir, 'w.db'), evaluation: { modelsFolder: folder, gpu: 'cpu' } });
+    wb.service.onEvent((e) => events.push(e));
+    client = localClient(wb.service);
+    server = await downloadStandIn();
+  });
+  afterAll(async () => {
+    await server.close();
+    await wb.shutdown();
+  });
+  const settled = (id: string): Promise<Download> => wb.service.evaluation.library.settled(id);
+  const models = async (): Promise<Model[]> => client.listModels({});
+
+  it('answers with an id at once, and a refused connection ends failed without retries', async () => {
+    const port = await closedPort();
+    const started = await client.downloadModel({ source: `http://127.0.0.1:${port}/m.gguf` });
+    expect(started).toMatchObject({ status: 'downloading', error: null });
+    expect(await settled(started.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^connection refused \(ECONNREFUSED 127\.0\.0\.1:\d+\)$/) });
+  });
+
+  it('a server that declares the full length, sends 4 KiB and closes: the download ends failed with a message, nothing uncaught', async () => {
+    server.routes.set('/early.gguf', { data: a, closeAfter: 4096 });
+    const started = await client.downloadModel({ source: `${server.origin}/early.gguf` });
+    const done = await settled(started.id);
+    expect(done).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the server closed the connection after 4\.0 KiB of [\d.]+ MiB \(after 3 retries\)$/) });
+    // Each retry was shown as it came.
+    const notes = events.filter((e) => e.type === 'downloadProgress' && e.downloadId === started.id && e.message?.includes('retry')).map((e) => (e as { message: string }).message);
+    expect(notes.some((m) => /; retry 1 of 3 in 1 s$/.test(m))).toBe(true);
+    expect(await models()).toEqual([]);
+  }, 60_000);
+
+  it('never overwrites a model: a server-chosen name that is taken gets "name (1).gguf", and a same-size file is fetched, not taken as done', async () => {
+    fs.mkdirSync(folder, { recursive: true });
+    const victim = path.join(folder, 'victim.gguf');
+    fs.writeFileSync(victim, a);
+    const kept = await client.addModel({ path: victim });
+    server.routes.set('/innocent', { data: b, disposition: 'victim.gguf' });
+    const done = await settled((await client.downloadModel({ source: `${server.origin}/innocent` })).id);
+    expect(done).toMatchObject({ status: 'finished', file: path.join(folder, 'victim (1).gguf'), downloadedBytes: b.length });
+    expect(fs.readFileSync(victim).equals(a)).toBe(true);
+    expect(fs.readFileSync(done.file).equals(b)).toBe(true);
+    expect((await models()).map((m) => m.path)).toEqual([kept.path, done.file]);
+    // Downloading the first model's bytes under its own name again: fetched, and beside it.
+    server.routes.set('/victim.gguf', { data: a });
+    const again = await settled((await client.downloadModel({ source: `${server.origin}/victim.gguf` })).id);
+    expect(again).toMatchObject({ status: 'finished', file: path.join(folder, 'victim (2).gguf') });
+    expect(server.seen.filter((r) => r.path === '/victim.gguf')).toHaveLength(1);
+    for (const m of await models()) await client.removeModel({ modelId: m.id });
+  });
+
+  it('resumes only with If-Range: a file changed on the server since the cancel is fetched again whole, not stitched', async () => {
+    for (const honourIfRange of [true, false]) {
+      const route = `/changing-${honourIfRange}.gguf`;
+      server.routes.set(route, { data: a, etag: '"a"', delayMs: 20, honourIfRange });
+      const started = await client.downloadModel({ source: `${server.origin}${route}` });
+      for (let i = 0; i < 2000 && (wb.service.evaluation.library.listDownloads().find((d) => d.id === started.id)?.downloadedBytes ?? 0) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      const cancelled = await client.cancelDownload({ downloadId: started.id });
+      expect(cancelled.status).toBe('cancelled');
+      expect(cancelled.downloadedBytes).toBeGreaterThan(0);
+      expect(cancelled.downloadedBytes).toBeLessThan(a.length);
+      // The file is replaced on the server.
+      server.routes.set(route, { data: b, etag: '"b"', honourIfRange });
+      const done = await settled((await client.downloadModel({ source: `${server.origin}${route}` })).id);
+      expect(done.status).toBe('finished');
+      expect(fs.readFileSync(done.file).equals(b)).toBe(true);
+      const resumes = server.seen.filter((r) => r.path === route && r.headers.range);
+      expect(resumes.map((r) => r.headers['if-range'])).toEqual(honourIfRange ? ['"a"'] : ['"a"', undefined].slice(0, resumes.length));
+    }
+    for (const m of await models()) await client.removeModel({ modelId: m.id });
+  }, 120_000);
+
+  it('two downloads to one file name at once: each ends with its own bytes in its own file', async () => {
+    server.routes.set('/one/same.gguf', { data: a, delayMs: 5 });
+    server.routes.set('/two/same.gguf', { data: b, delayMs: 5 });
+    const [one, two] = await Promise.all([client.downloadModel({ source: `${server.origin}/one/same.gguf` }), client.downloadModel({ source: `${server.origin}/two/same.gguf` })]);
+    const [first, second] = await Promise.all([settled(one!.id), settled(two!.id)]);
+    expect([first.status, second.status]).toEqual(['finished', 'finished']);
+    expect(new Set([first.file, second.file])).toEqual(new Set([path.join(folder, 'same.gguf'), path.join(folder, 'same (1).gguf')]));
+    expect(fs.readFileSync(first.file).equals(a)).toBe(true);
+    expect(fs.readFileSync(second.file).equals(b)).toBe(true);
+    for (const m of await models()) await client.removeModel({ modelId: m.id });
+  }, 60_000);
+
+  it('a crafted GGUF downloaded ends failed with one line, and the library goes on', async () => {
+    const lying = path.join(tempDir(), 'lying.gguf');
+    writeLyingHeader(lying, 8 * 2 ** 20);
+    server.routes.set('/lying.gguf', { data: fs.readFileSync(lying) });
+    const done = await settled((await client.downloadModel({ source: `${server.origin}/lying.gguf` })).id);
+    expect(done).toMatchObject({ status: 'failed', error: expect.stringMatching(/^lying\.gguf: cannot read its GGUF header: metadata entry "tokenizer\.ggml\.tokens" declares 1099511627776 items, more than the file's remaining \d+ bytes could hold$/) });
+    server.routes.set('/fine.gguf', { data: a });
+    expect(await settled((await client.downloadModel({ source: `${server.origin}/fine.gguf` })).id)).toMatchObject({ status: 'finished' });
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Output, Parsed } from '../api/contract.js';
 import type { Download, Model } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { cachedSha256, fileStamp, inspectModel, isGgufFile, parametersLabel, startModelDownload, type MemoryState, type ModelDownload, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
+import { cachedSha256, downloadModelFile, fileStamp, inspectModel, isGgufFile, parametersLabel, type DownloadState, type MemoryState, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
 import type { ModelRepository, ModelRow } from '../store/models.js';
 
 export interface ModelLibraryOptions {
@@ -19,7 +19,6 @@ const firstLine = (error: unknown): string => (error instanceof Error ? error.me
 
 interface ActiveDownload {
   info: Download;
-  downloader?: ModelDownload;
   controller: AbortController;
   done: Promise<void>;
 }
@@ -183,7 +182,11 @@ export class ModelLibrary {
     return [...this.downloads.values()].find((d) => d.info.status === 'downloading' && d.info.file === file)?.info;
   }
 
-  /** Downloads into the models folder (main/generation/download.ts); asking again for a cancelled source resumes it. */
+  /**
+   * Downloads into the models folder (main/generation/download.ts) and answers at once with the
+   * download's id; progress, retries and the end come as downloadProgress events and in
+   * listDownloads. Asking again for a cancelled source resumes it.
+   */
   async downloadModel(input: Parsed<'downloadModel'>): Promise<Download> {
     const source = input.source.trim();
     if (!/^(https?:\/\/|hf:)/.test(source)) throw new WapiiError('bad_input', `download source must be an http(s) URL or an hf: reference, not "${source}"`);
@@ -191,43 +194,44 @@ export class ModelLibrary {
     if (input.filename !== undefined && (input.filename !== path.basename(input.filename) || input.filename.startsWith('.'))) {
       throw new WapiiError('bad_input', `download file name must be a plain file name inside the models folder, not "${input.filename}"`);
     }
+    // One download per source: its partial file is keyed by the source, and two writers would interleave.
     const running = [...this.downloads.values()].find((d) => d.info.source === source && d.info.status === 'downloading');
     if (running) return running.info;
-    fs.mkdirSync(this.options.folder, { recursive: true });
-    let downloader: ModelDownload;
     try {
-      downloader = await startModelDownload({ source, folder: this.options.folder, ...(input.filename ? { fileName: input.filename } : {}) });
+      fs.mkdirSync(this.options.folder, { recursive: true });
     } catch (error) {
-      throw new WapiiError('bad_input', `cannot download ${source}: ${(error as Error).message.split('\n')[0]}`);
+      throw new WapiiError('bad_input', `cannot create the models folder ${this.options.folder}: ${firstLine(error)}`);
     }
     const id = randomBytes(6).toString('hex');
     const controller = new AbortController();
-    const info: Download = { id, source, file: downloader.file, status: 'downloading', downloadedBytes: downloader.downloadedBytes(), totalBytes: downloader.totalBytes(), modelId: null, error: null };
-    const active: ActiveDownload = { info, downloader, controller, done: Promise.resolve() };
+    const state: DownloadState = { file: path.join(this.options.folder, input.filename ?? ''), downloadedBytes: 0, totalBytes: 0, message: undefined };
+    const info: Download = { id, source, file: state.file, status: 'downloading', downloadedBytes: 0, totalBytes: 0, modelId: null, error: null };
+    const active: ActiveDownload = { info, controller, done: Promise.resolve() };
     const report = (message?: string): void =>
       this.options.emit({ type: 'downloadProgress', downloadId: id, status: active.info.status, downloadedBytes: active.info.downloadedBytes, totalBytes: active.info.totalBytes, ...(message ? { message } : {}) });
-    let last = 0;
+    let shown = { bytes: -1, message: undefined as string | undefined };
+    const refresh = (): void => {
+      active.info = { ...active.info, file: state.file, downloadedBytes: state.downloadedBytes, totalBytes: state.totalBytes };
+      if (active.info.downloadedBytes !== shown.bytes || state.message !== shown.message) report(state.message);
+      shown = { bytes: active.info.downloadedBytes, message: state.message };
+    };
+    this.downloads.set(id, active);
     active.done = (async () => {
-      const timer = setInterval(() => {
-        active.info = { ...active.info, downloadedBytes: downloader.downloadedBytes(), totalBytes: downloader.totalBytes() };
-        if (active.info.downloadedBytes !== last) report();
-        last = active.info.downloadedBytes;
-      }, 250);
+      const timer = setInterval(refresh, 250);
       try {
-        const file = await downloader.download(controller.signal);
-        active.info = { ...active.info, file, downloadedBytes: downloader.totalBytes(), totalBytes: downloader.totalBytes() };
+        const file = await downloadModelFile({ source, folder: this.options.folder, fileName: input.filename, signal: controller.signal, state });
+        refresh();
         const model = await this.addModel({ path: file, source });
-        active.info = { ...active.info, status: 'finished', modelId: model.id };
+        active.info = { ...active.info, file, status: 'finished', modelId: model.id };
         report();
       } catch (error) {
         const cancelled = controller.signal.aborted;
-        active.info = { ...active.info, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: downloader.downloadedBytes(), error: cancelled ? null : (error as Error).message.split('\n')[0] ?? 'download failed' };
+        active.info = { ...active.info, file: state.file, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: state.downloadedBytes, error: cancelled ? null : firstLine(error) };
         report(active.info.error ?? undefined);
       } finally {
         clearInterval(timer);
       }
     })();
-    this.downloads.set(id, active);
     report();
     return info;
   }
@@ -237,8 +241,7 @@ export class ModelLibrary {
     if (!active) throw new WapiiError('not_found', `download ${downloadId} does not exist`);
     if (active.info.status !== 'downloading') return active.info;
     active.controller.abort();
-    await active.downloader?.cancel();
-    // The downloader settles its promise on cancel; a stalled connection must not hold the caller.
+    // The abort ends the request and its stream at once; a stuck file system must not hold the caller.
     await Promise.race([active.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
     if (active.info.status === 'downloading') active.info = { ...active.info, status: 'cancelled' };
     return active.info;
