@@ -75,12 +75,20 @@ export class CompiledSpec {
       return at;
     };
     for (const endpoint of this.spec.endpoints.filter((e) => e.method === method)) {
-      // The key up to its `?`: a query part (Etherscan's `/?module=account`) is written as `params`, where the key's arguments are required.
-      const path = endpoint.path.split('?', 1)[0] ?? '';
+      // The key up to its `?`: a query part (Etherscan's `/?module=account`) is written as `params`, where the key's arguments are required,
+      // or spelled in the URL as the key has it (a real-world starter's `template_url` does), and then not sent again.
+      const at = endpoint.path.indexOf('?');
+      const path = at === -1 ? endpoint.path : endpoint.path.slice(0, at);
+      const query = at === -1 ? '' : endpoint.path.slice(at);
+      const inUrl = query ? queryInUrl(endpoint) : undefined;
       for (const server of endpoint.servers) {
         const atServer = walk(root, server, endpoint, false);
         if (path === '/' || path === '') atServer.endpoints.push(endpoint);
         if (path !== '') walk(atServer, path, endpoint, true).endpoints.push(endpoint);
+        if (inUrl) {
+          if (path === '/' || path === '') walk(atServer, query, inUrl, false).endpoints.push(inUrl);
+          walk(atServer, path + query, inUrl, true).endpoints.push(inUrl);
+        }
       }
     }
     this.tries.set(method, root);
@@ -93,6 +101,22 @@ export class CompiledSpec {
     return r;
   }
 }
+
+const inUrlVariants = new WeakMap<Endpoint, Endpoint>();
+/** An endpoint whose key's query part is written in the URL: the same operation without those query arguments in `params`. */
+function queryInUrl(endpoint: Endpoint): Endpoint {
+  let variant = inUrlVariants.get(endpoint);
+  if (!variant) {
+    const fixed = new Set(new URLSearchParams(endpoint.path.slice(endpoint.path.indexOf('?') + 1)).keys());
+    variant = { ...endpoint, parameters: endpoint.parameters.filter((p) => !(p.in === 'query' && fixed.has(p.name))) };
+    inUrlVariants.set(endpoint, variant);
+    queryVariants.add(variant);
+  }
+  return variant;
+}
+
+const isQueryInUrl = (endpoint: Endpoint): boolean => queryVariants.has(endpoint);
+const queryVariants = new WeakSet<Endpoint>();
 
 const URL_SAFE = /[A-Za-z0-9\-._~!$&'()*+,;=:@%<>]/;
 /** What a path parameter's value may start with (see paramCharOk), `$` for `${` in backticks. */
@@ -171,7 +195,8 @@ export class InvocationFrame implements Frame {
   ) {}
   private cachedId: string | undefined;
   get id(): string {
-    return (this.cachedId ??= `I${this.stage}.${this.method}.${this.rules ? this.rules.endpoint.path : ''}.${this.text}`);
+    // A query-in-URL variant (see queryInUrl) has its key's path but other rules: `?` marks it.
+    return (this.cachedId ??= `I${this.stage}.${this.method}.${this.rules ? this.rules.endpoint.path + (isQueryInUrl(this.rules.endpoint) ? '?' : '') : ''}.${this.text}`);
   }
   asciiOnly(): boolean {
     return this.stage !== 'method' || asciiNext(this.compiled.methods, this.text);

@@ -46,6 +46,8 @@ export interface ImportedSpecFile {
  * `x-wapii-converted-from`, so the two stay linked in the store.
  */
 export async function importSpecFile(file: FileInput): Promise<Result<ImportedSpecFile>> {
+  // Only a document with a top-level `swagger` key is parsed here: large OpenAPI 3 files are parsed once, by loadSpec.
+  if (!/^(?:\{\s*)?["']?swagger["']?\s*:/m.test(file.content)) return ok({ file });
   const parsed = parseSpecText(file.content, file.filename);
   if (!parsed.ok) return parsed;
   if (!isSwagger2(parsed.value)) return ok({ file });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ok, unwrap } from '../api/result.js';
+import type { JsonValue } from '../api/schemas.js';
 import { REPO_ROOT } from '../../test/support/paths.js';
 import { checkRequest } from '../dataset/checks.js';
 import { bundleSpec, CONVERTED_FROM, importSpecFile, loadSpec, parseSpecText, resolveEndpoint, splitServer, validateValue, type ApiSpec } from './index.js';
@@ -103,7 +104,7 @@ describe('OpenAPI 3.1 and the server forms of public descriptions', () => {
 
   it('validates type arrays, const and examples as JSON Schema 2020-12', async () => {
     const spec = await load('openapi31/messenger.yaml');
-    const send = (data: Record<string, unknown>) => checkRequest(spec, { url: 'https://api.messenger.example/bot1/sendMessage', method: 'post', data });
+    const send = (data: Record<string, JsonValue>) => checkRequest(spec, { url: 'https://api.messenger.example/bot1/sendMessage', method: 'post', data });
     expect(send({ chat_id: 42, text: 'hi', parse_mode: null, silent: true, reply_to: null })).toEqual([]);
     expect(send({ chat_id: '@news', text: 'hi', parse_mode: 'HTML' })).toEqual([]);
     expect(send({ chat_id: true, text: 'hi' }).map((f) => f.key)).toEqual(['chat_id']);
