@@ -67,6 +67,8 @@ export interface EvaluationOptions {
   /** Per provider request (default 120 s), and its retries (tests shorten them). */
   readonly providerTimeoutMs?: number;
   readonly providerRetry?: RetryPolicy;
+  /** Between polls of an OpenAI batch (default 30 s; tests shorten it). */
+  readonly batchPollMs?: number;
 }
 
 /** Models, runs on stored datasets, their results: one object behind the contract's evaluation methods. */
@@ -155,7 +157,7 @@ export class EvaluationService implements EvaluationHandlers {
     if ('remote' in input.model) return { dataset, all, samples, conditions, model: { name: input.model.remote.model, remote: input.model.remote.url } };
     if ('provider' in input.model) {
       const p = input.model.provider;
-      if (p.batch) throw new WapiiError('bad_input', "the Batch API is not offered yet: run without --batch (the same requests, at the regular price)");
+      if (p.batch && p.name !== 'openai') throw new WapiiError('bad_input', `--batch is OpenAI's Batch API; ${p.name} runs without it`);
       if (p.pool?.length && p.name !== 'openai-compatible') throw new WapiiError('bad_input', 'a pool of servers is for openai-compatible servers');
       if (input.setting === 'constrained' && p.name !== 'openai-compatible') throw new WapiiError('bad_input', `${p.name} exposes no logits and takes no grammar: run it unconstrained`);
       // Built here so a missing key or a key bound for another origin is refused before anything is written.
@@ -175,7 +177,7 @@ export class EvaluationService implements EvaluationHandlers {
 
   /** Keys, prices and request limits for hosted providers and servers. */
   private get providerContext(): ProviderContext & { prices: PriceTable } {
-    return { keys: this.options.keys ?? environmentKeys(), prices: this.prices.table, ...(this.options.providerTimeoutMs !== undefined ? { timeoutMs: this.options.providerTimeoutMs } : {}), ...(this.options.providerRetry ? { retry: this.options.providerRetry } : {}) };
+    return { keys: this.options.keys ?? environmentKeys(), prices: this.prices.table, ...(this.options.providerTimeoutMs !== undefined ? { timeoutMs: this.options.providerTimeoutMs } : {}), ...(this.options.providerRetry ? { retry: this.options.providerRetry } : {}), ...(this.options.batchPollMs !== undefined ? { batchPollMs: this.options.batchPollMs } : {}) };
   }
 
   /** Hosted chat models take chat prompts whatever the form said (they have no completion endpoint). */

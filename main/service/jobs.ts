@@ -171,7 +171,14 @@ export class RunJobs {
     if (run.model?.provider) {
       const stored = run.model.provider;
       const providers = this.ctx.providers ?? { keys: environmentKeys(), prices: {} };
-      const provider = providerFor({ ...stored, name: stored.name as 'openai', ...(parallel !== undefined && stored.concurrency === undefined ? { concurrency: parallel } : {}) }, providers);
+      // A batch run records each batch it submits in its manifest: a resumed run reads those results instead of paying again.
+      const batches = Array.isArray(run.manifest?.['batches']) ? (run.manifest['batches'] as string[]) : [];
+      const onBatch = (batchId: string): void => {
+        const current = this.ctx.runs.get(run.id)?.manifest ?? {};
+        const known = Array.isArray(current['batches']) ? (current['batches'] as string[]) : [];
+        this.ctx.runs.setManifest(run.id, { ...current, batches: [...known, batchId] });
+      };
+      const provider = providerFor({ ...stored, name: stored.name as 'openai', ...(parallel !== undefined && stored.concurrency === undefined ? { concurrency: parallel } : {}) }, providers, { batches, onBatch });
       const price = providerPrice(providers.prices, stored as { name: 'openai'; model: string });
       return providerBackend(provider, {
         ...sampling,
@@ -271,7 +278,8 @@ export class RunJobs {
         markFinished: false,
       });
       await this.ctx.results.storeStatistics(runId);
-      if (backend.totals) this.ctx.runs.setManifest(runId, { ...manifest, usage: backend.totals() });
+      // Read again: a batch run added its batch ids while it ran.
+      if (backend.totals) this.ctx.runs.setManifest(runId, { ...(this.ctx.runs.get(runId)?.manifest ?? manifest), usage: backend.totals() });
       const outcome = outcomeOf(this.ctx.store.getRun(runId)?.samples ?? []);
       if (fatal !== undefined && (result.interrupted || outcome.scored === 0)) ending = { status: 'failed', fields: { error: fatal } };
       else if (result.interrupted) ending = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' } };

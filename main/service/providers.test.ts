@@ -23,15 +23,14 @@ interface Bench {
   db: string;
 }
 
-async function open(keys: Record<string, string>, prices?: Record<string, unknown>, timeoutMs = 5000): Promise<Bench> {
-  const dir = tempDir();
-  const db = path.join(dir, 'w.db');
+async function open(keys: Record<string, string>, prices?: Record<string, unknown>, timeoutMs = 5000, db = path.join(tempDir(), 'w.db')): Promise<Bench> {
+  const dir = path.dirname(db);
   if (prices) fs.writeFileSync(path.join(dir, 'prices.json'), JSON.stringify(prices));
   const workbench = openWorkbench({
     db,
     author: 'tester',
     apiKeys: environmentKeys(keys),
-    evaluation: { modelsFolder: path.join(dir, 'models'), gpu: 'cpu', providerTimeoutMs: timeoutMs, providerRetry: { retries: 2, minDelayMs: 20, maxDelayMs: 50, maxRetryAfterMs: 5000 } },
+    evaluation: { modelsFolder: path.join(dir, 'models'), gpu: 'cpu', batchPollMs: 20, providerTimeoutMs: timeoutMs, providerRetry: { retries: 2, minDelayMs: 20, maxDelayMs: 50, maxRetryAfterMs: 5000 } },
   });
   const seeded = await workbench.service.seedIfEmpty(demo);
   if (!seeded.ok) throw new Error(seeded.error.message);
@@ -249,6 +248,51 @@ describe('hosted runs: limits, errors, cancel', () => {
       expect(run.error).toMatch(/^stopped at the spending cap of \$0\.50 \(\$0\.6000 spent on 3 outputs\); raise the cap and resume$/);
       expect(run.done).toBe(3);
       expect(run.manifest?.['usage']).toMatchObject({ outputs: 3, inputTokens: 300, outputTokens: 300, costUsd: expect.closeTo(0.6, 6) });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("OpenAI's Batch API", () => {
+  it('one batch for the run: uploaded, polled, read back; the statistics are what the script implies, at the batch price', async () => {
+    const prices = { 'openai/gpt-4o': { input: 2.5, output: 10, batchInput: 1.25, batchOutput: 5 } };
+    const b = await open({ OPENAI_API_KEY: KEY }, prices);
+    const server = await startHostedStandIn({ kind: 'openai', key: KEY, model: 'gpt-4o', batchPolls: 3, reply: (r) => script(b.samples, 'openai')(r) });
+    try {
+      const { runId } = await b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o', baseUrl: server.url, batch: true } }, subset: { limit: 6 } });
+      await b.workbench.service.evaluation.jobs.idle();
+      const run = await b.client.getRun({ runId });
+      expect(run).toMatchObject({ status: 'finished', error: null, done: 6 });
+      expect(run.statistics).toMatchObject({ samples_total: 6, samples_correct: 3 });
+      expect(server.batches).toHaveLength(1);
+      expect(server.batches[0]).toMatchObject({ lines: 6, problems: [] });
+      expect(server.batches[0]!.polls).toBeGreaterThan(3);
+      for (const r of server.received) expect(r.problems).toEqual([]);
+      expect(run.manifest).toMatchObject({ batches: ['batch_1'], price: { batch: true } });
+      const usage = run.manifest?.['usage'] as { inputTokens: number; outputTokens: number; costUsd: number };
+      expect(usage.costUsd).toBeCloseTo((usage.inputTokens * 1.25 + usage.outputTokens * 5) / 1e6, 10);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a run cancelled (or stopped) while its batch is pending resumes by reading that batch: nothing is submitted twice', async () => {
+    const b = await open({ OPENAI_API_KEY: KEY });
+    const standIn = { kind: 'openai' as const, key: KEY, model: 'gpt-4o', batchPolls: Number.MAX_SAFE_INTEGER, reply: (r: HostedRequest) => script(b.samples, 'openai')(r) };
+    const server = await startHostedStandIn(standIn);
+    try {
+      const { runId } = await b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o', baseUrl: server.url, batch: true } }, subset: { limit: 4 } });
+      await waitFor(() => server.batches.length === 1 && server.batches[0]!.polls >= 2);
+      expect((await b.client.cancelRun({ runId })).status).toBe('cancelled');
+      expect(b.workbench.store.getRun(runId)!.samples).toEqual([]);
+      expect((await b.client.getRun({ runId })).manifest).toMatchObject({ batches: ['batch_1'] });
+      // OpenAI finishes the batch meanwhile.
+      standIn.batchPolls = 0;
+      await b.client.resumeRun({ runId });
+      await b.workbench.service.evaluation.jobs.idle();
+      expect(await b.client.getRun({ runId })).toMatchObject({ status: 'finished', done: 4, statistics: { samples_correct: 2 } });
+      expect(server.batches).toHaveLength(1);
     } finally {
       await server.close();
     }

@@ -5,6 +5,7 @@ import { anthropicMessages } from '../generation/providers/anthropic.js';
 import { geminiGenerate } from '../generation/providers/gemini.js';
 import { ProviderError } from '../generation/providers/http.js';
 import { openAiChat } from '../generation/providers/openai.js';
+import { openAiBatch } from '../generation/providers/openaiBatch.js';
 import { openAiCompatible } from '../generation/providers/openaiCompatible.js';
 import { poolProvider } from '../generation/providers/pool.js';
 import { loadPrices, priceOf, type Price, type PriceTable } from '../generation/providers/prices.js';
@@ -20,6 +21,14 @@ export interface ProviderContext {
   /** Per request: no answer after this long, it is abandoned and retried (default 120 s). */
   readonly timeoutMs?: number;
   readonly retry?: RetryPolicy;
+  /** Between polls of an OpenAI batch (default 30 s). */
+  readonly batchPollMs?: number;
+}
+
+/** What a batch run carries across restarts: the batches it submitted (in its manifest), and where to record a new one. */
+export interface BatchState {
+  readonly batches: readonly string[];
+  readonly onBatch: (batchId: string) => void;
 }
 
 /**
@@ -27,7 +36,7 @@ export interface ProviderContext {
  * provider without a key is one line naming the variable to set; a key is never put anywhere but
  * the provider's request headers.
  */
-export function providerFor(p: StoredProvider, ctx: ProviderContext): ModelProvider {
+export function providerFor(p: StoredProvider, ctx: ProviderContext, batch?: BatchState): ModelProvider {
   const http = { ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}), ...(ctx.retry ? { retry: ctx.retry } : {}), ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}) };
   const keyOf = (name: 'openai' | 'anthropic' | 'gemini'): string => {
     const found = ctx.keys.get(name);
@@ -37,6 +46,16 @@ export function providerFor(p: StoredProvider, ctx: ProviderContext): ModelProvi
   try {
     switch (p.name) {
       case 'openai':
+        if (p.batch) {
+          return openAiBatch({
+            model: p.model,
+            apiKey: keyOf('openai'),
+            ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+            ...http,
+            ...(ctx.batchPollMs !== undefined ? { pollMs: ctx.batchPollMs } : {}),
+            ...(batch ? { batches: batch.batches, onBatch: batch.onBatch } : {}),
+          });
+        }
         return openAiChat({ model: p.model, apiKey: keyOf('openai'), ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}), ...http });
       case 'anthropic':
         return anthropicMessages({ model: p.model, apiKey: keyOf('anthropic'), ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}), ...http });

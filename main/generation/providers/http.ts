@@ -63,7 +63,12 @@ const QUOTA = /insufficient_quota|quota|credit balance|billing/i;
  * (the signal aborts the socket), and sorts failures: 401/403 and spent quota are fatal, 408, 429
  * (with its Retry-After) and 5xx and lost connections are retried, the rest fail this sample.
  */
-export async function requestJson(url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown }, signal: AbortSignal, options: HttpOptions = {}): Promise<JsonAnswer> {
+export async function requestJson(
+  url: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown; expect?: 'json' | 'text' },
+  signal: AbortSignal,
+  options: HttpOptions = {},
+): Promise<JsonAnswer> {
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const where = new URL(url).origin + new URL(url).pathname;
@@ -75,8 +80,9 @@ export async function requestJson(url: string, init: { method: 'GET' | 'POST'; h
     try {
       response = await doFetch(url, {
         method: init.method,
-        headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-        ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+        // A FormData body (a file upload) sets its own multipart content type.
+        headers: { ...(init.body !== undefined && !(init.body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...init.headers },
+        ...(init.body !== undefined ? { body: init.body instanceof FormData ? init.body : JSON.stringify(init.body) } : {}),
         redirect: 'manual',
         signal: AbortSignal.any([signal, timeout]),
       });
@@ -94,7 +100,7 @@ export async function requestJson(url: string, init: { method: 'GET' | 'POST'; h
     }
     let body: unknown;
     try {
-      body = text === '' ? undefined : JSON.parse(text);
+      body = init.expect === 'text' && response.ok ? text : text === '' ? undefined : JSON.parse(text);
     } catch {
       body = undefined;
     }

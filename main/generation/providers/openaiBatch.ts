@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { FatalProviderError, mayCarryKey, ProviderError, requestIds, requestJson, type HttpOptions } from './http.js';
+import { chatBody, chatOutput, OPENAI_BASE_URL, v1Base } from './openai.js';
+import type { GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
+
+export interface OpenAiBatchOptions extends HttpOptions {
+  readonly model: string;
+  readonly apiKey: string;
+  readonly baseUrl?: string;
+  /** Between polls of a batch's status (default 30 s). */
+  readonly pollMs?: number;
+  /** Batches this run submitted before (its manifest keeps them): their results are used, not asked for again. */
+  readonly batches?: readonly string[];
+  /** A batch was submitted: the run records its id, so a restarted run polls it rather than paying twice. */
+  readonly onBatch?: (batchId: string) => void;
+  /** How long the requests of a run are gathered before they go as one batch (default 200 ms after the last). */
+  readonly gatherMs?: number;
+}
+
+interface Pending {
+  readonly id: string;
+  readonly body: Record<string, unknown>;
+  resolve(output: ProviderOutput): void;
+  reject(error: unknown): void;
+}
+
+interface BatchStatus {
+  readonly id: string;
+  readonly status: string;
+  readonly output_file_id?: string | null;
+  readonly error_file_id?: string | null;
+  readonly errors?: { readonly data?: readonly { readonly message?: string }[] } | null;
+}
+
+interface BatchLine {
+  readonly custom_id?: string;
+  readonly response?: { readonly status_code?: number; readonly request_id?: string; readonly body?: unknown } | null;
+  readonly error?: { readonly message?: string } | null;
+}
+
+const DONE = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'))), { once: true });
+  });
+
+/**
+ * OpenAI's Batch API as a provider: a run's requests are gathered into one JSONL file, uploaded
+ * (POST /v1/files, purpose batch), submitted (POST /v1/batches, 24 h window, half the price),
+ * polled, and each output taken from the result file by its custom_id — a hash of the request,
+ * so a restarted run finds its results in the batches its manifest names and submits only what
+ * none of them answered. A cancel stops waiting; the batch goes on at OpenAI and a resume reads it.
+ */
+export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
+  const base = v1Base(options.baseUrl ?? OPENAI_BASE_URL);
+  if (!mayCarryKey(base, 'api.openai.com')) throw new FatalProviderError(`the OpenAI key is sent only to https://api.openai.com or a server on this machine, not to ${new URL(base).origin}`);
+  const headers = { authorization: `Bearer ${options.apiKey}` };
+  const pollMs = options.pollMs ?? 30_000;
+  const gatherMs = options.gatherMs ?? 200;
+  let pending: Pending[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let runSignal: AbortSignal = new AbortController().signal;
+  /** Results of the earlier batches, by custom_id: loaded once, before the first new batch. */
+  let earlier: Promise<Map<string, BatchLine>> | undefined;
+
+  const results = async (batchId: string, signal: AbortSignal): Promise<{ status: BatchStatus; lines: Map<string, BatchLine> }> => {
+    let status: BatchStatus;
+    for (;;) {
+      status = (await requestJson(`${base}/batches/${encodeURIComponent(batchId)}`, { method: 'GET', headers }, signal, options)).body as BatchStatus;
+      if (DONE.has(status.status)) break;
+      await sleep(pollMs, signal);
+    }
+    const lines = new Map<string, BatchLine>();
+    for (const file of [status.output_file_id, status.error_file_id]) {
+      if (!file) continue;
+      const text = (await requestJson(`${base}/files/${encodeURIComponent(file)}/content`, { method: 'GET', headers, expect: 'text' }, signal, options)).body as string;
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const parsed = JSON.parse(line) as BatchLine;
+        if (parsed.custom_id) lines.set(parsed.custom_id, parsed);
+      }
+    }
+    return { status, lines };
+  };
+
+  const settle = (item: Pending, line: BatchLine | undefined, batchId: string, status?: BatchStatus): void => {
+    if (!line) {
+      const why = status && status.status !== 'completed' ? `the batch ${batchId} ended ${status.status}${status.errors?.data?.[0]?.message ? `: ${status.errors.data[0].message}` : ''}` : `the batch ${batchId} has no result for this request`;
+      return item.reject(new ProviderError(why, undefined, false));
+    }
+    const code = line.response?.status_code ?? 0;
+    if (line.error || code < 200 || code >= 300) {
+      const body = line.response?.body as { error?: { message?: string } } | undefined;
+      return item.reject(new ProviderError(`batch ${batchId}: ${line.error?.message ?? body?.error?.message ?? `status ${code}`}`, code || undefined, false));
+    }
+    try {
+      const output = chatOutput(line.response?.body);
+      item.resolve({ ...output, requestIds: requestIds(batchId, line.response?.request_id, ...output.requestIds) });
+    } catch (error) {
+      item.reject(error);
+    }
+  };
+
+  const flush = async (): Promise<void> => {
+    timer = undefined;
+    const items = pending;
+    pending = [];
+    const signal = runSignal;
+    try {
+      earlier ??= (async () => {
+        const found = new Map<string, BatchLine>();
+        for (const id of options.batches ?? []) for (const [k, v] of (await results(id, signal)).lines) found.set(k, v);
+        return found;
+      })();
+      const known = await earlier;
+      const fresh = items.filter((item) => {
+        const line = known.get(item.id);
+        if (line?.response && (line.response.status_code ?? 0) < 300) return settle(item, line, 'earlier'), false;
+        return true;
+      });
+      if (fresh.length === 0) return;
+      const jsonl = fresh.map((item) => JSON.stringify({ custom_id: item.id, method: 'POST', url: '/v1/chat/completions', body: item.body })).join('\n') + '\n';
+      const form = new FormData();
+      form.append('purpose', 'batch');
+      form.append('file', new Blob([jsonl], { type: 'application/jsonl' }), 'wapii-batch.jsonl');
+      const file = (await requestJson(`${base}/files`, { method: 'POST', headers, body: form }, signal, options)).body as { id?: string };
+      if (!file.id) throw new ProviderError('the file upload answered without an id', undefined, false);
+      const batch = (await requestJson(`${base}/batches`, { method: 'POST', headers, body: { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { source: 'wapii-workbench' } } }, signal, options)).body as { id?: string };
+      if (!batch.id) throw new ProviderError('the batch was created without an id', undefined, false);
+      options.onBatch?.(batch.id);
+      const { status, lines } = await results(batch.id, signal);
+      for (const item of fresh) settle(item, lines.get(item.id), batch.id, status);
+    } catch (error) {
+      for (const item of items) item.reject(error);
+    }
+  };
+
+  return {
+    name: 'openai',
+    model: options.model,
+    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: true, listsModels: true },
+    // Every output of the run is asked at once: the batch holds them all.
+    concurrency: 50_000,
+    describe: { provider: 'openai', baseUrl: new URL(base).origin, api: 'batches (chat/completions)' },
+    generate(prompt: ProviderPrompt, generateOptions: GenerateOptions, signal: AbortSignal): Promise<ProviderOutput> {
+      runSignal = signal;
+      const body = chatBody(options.model, prompt, generateOptions, 'max_completion_tokens');
+      const id = `wapii-${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}`;
+      return new Promise<ProviderOutput>((resolve, reject) => {
+        pending.push({ id, body, resolve, reject });
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => void flush(), gatherMs);
+      });
+    },
+    check: async (signal) => {
+      await requestJson(`${base}/models/${encodeURIComponent(options.model)}`, { method: 'GET', headers }, signal, { ...options, retry: { retries: 1, minDelayMs: 200, maxDelayMs: 1000, maxRetryAfterMs: 2000 } });
+    },
+  };
+}
