@@ -298,3 +298,23 @@ describe("OpenAI's Batch API", () => {
     }
   });
 });
+
+describe('listProviderModels', () => {
+  it("lists each provider's models through its own API and key, for the New run page", async () => {
+    const b = await open({ OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, GEMINI_API_KEY: KEY });
+    for (const kind of ['openai', 'anthropic', 'gemini'] as const) {
+      const server = await startHostedStandIn({ kind, key: KEY, model: MODEL[kind], reply: () => ({ text: '' }) });
+      try {
+        expect(await b.client.listProviderModels({ provider: kind, baseUrl: server.url })).toEqual({ models: [MODEL[kind]] });
+      } finally {
+        await server.close();
+      }
+    }
+    const server = await startCompletionStandIn(() => ({ text: '' }));
+    try {
+      expect(await b.client.listProviderModels({ provider: 'openai-compatible', baseUrl: server.url })).toEqual({ models: ['stand-in'] });
+    } finally {
+      await server.close();
+    }
+  });
+});
