@@ -216,6 +216,32 @@ function createOwnerOnly(file: string): void {
 }
 
 /**
+ * What PRAGMA quick_check finds wrong (a page that is not a valid b-tree, a row out of order), in
+ * one line, or undefined when the file is sound. O(size) but without checking index contents, so
+ * a damaged file is named at open instead of failing later writes one by one.
+ */
+function quickCheck(db: Database.Database): string | undefined {
+  const rows = (db.pragma('quick_check(100)') as { quick_check: string }[]).map((r) => r.quick_check);
+  if (rows.length === 1 && rows[0] === 'ok') return undefined;
+  // A row may hold several problems on lines of their own, under a "*** in database main ***" heading.
+  const problems = rows.flatMap((r) => r.split('\n')).map((l) => l.trim()).filter((l) => l !== '' && !/^\*\*\* in database/.test(l));
+  const first = problems[0] ?? 'damaged';
+  return problems.length > 1 ? `${first} (and ${problems.length - 1} more ${problems.length === 2 ? 'problem' : 'problems'} PRAGMA quick_check found)` : first;
+}
+
+/** Why the database cannot be written (SQLite's message), or undefined when it can: rewrites the schema version it has. */
+function writeProbe(db: Database.Database): string | undefined {
+  try {
+    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) return (error as Error).message;
+    throw error;
+  }
+}
+
+/**
  * The workbench database: the only place SQL lives. WAL mode, foreign keys on, migrations
  * applied on open; every multi-row write is one transaction.
  */
@@ -235,15 +261,26 @@ export class Store implements Disposable {
         db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
         whileBusy(() => db.pragma('journal_mode = WAL'));
         db.pragma('foreign_keys = ON');
+        const damage = quickCheck(db);
+        if (damage) {
+          db.close();
+          return fail('bad_input', `database ${file} is damaged: ${damage}; restore a backup, or recover what is left with: sqlite3 ${file} .recover | sqlite3 recovered.db`);
+        }
         const store = new Store(db);
         whileBusy(() => store.migrate());
+        // SQLite opens a file it cannot write read-only without a word; every write would then fail. Say so now.
+        const readOnly = whileBusy(() => writeProbe(db));
+        if (readOnly) {
+          db.close();
+          return fail('bad_input', `database ${file} is read-only (${readOnly}): the workbench writes to it; check the permissions of the file and its folder, or use another file with --db`);
+        }
         return ok(store);
       } catch (error) {
         db.close();
         throw error;
       }
     } catch (error) {
-      return fail('bad_input', `cannot open database ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      return fail('bad_input', `cannot open database ${file}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     }
   }
 

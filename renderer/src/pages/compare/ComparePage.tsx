@@ -6,8 +6,9 @@ import { getClient } from '../../client.js';
 import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { step, useShortcuts } from '../../components/shortcuts.js';
 import { Verdict } from '../../components/Verdict.js';
-import { json, percent, signedPoints } from '../../format.js';
+import { json, signedPoints } from '../../format.js';
 import { attempt } from '../../notices.js';
+import { OverrideMark, Rate } from '../runs/Rate.js';
 import { setupLabel, useRuns } from '../runs/runsStore.js';
 import { ConditionComparison } from './ConditionComparison.js';
 
@@ -15,12 +16,17 @@ type Row = CompareResult['rows'][number];
 const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${setupLabel(r)}${r.knowledge && r.knowledge !== 'none' ? ` · ${r.knowledge}` : ''}`;
 /** A ratio reads as a percent and its delta in points; a count as a number. */
 const isRatio = (key: string): boolean => key.includes('_wrt_');
-const value = (key: string, v: number): string => (isRatio(key) ? percent(v) : String(v));
-const delta = (key: string, d: number): string => (isRatio(key) ? signedPoints(d) : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}`);
+const delta = (key: string, d: number | null): string => (d === null ? '–' : isRatio(key) ? signedPoints(d) : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}`);
+type Paired = CompareResult['paired'][number];
+/** The paired test behind a metric's delta: the outcome it counts (`samples_correct` for `samples_correct_wrt_total`, `urls_correct` for `urls_correct_wrt_executable`). */
+const pairedFor = (key: string, paired: Paired | undefined): { name: string; test: Paired[keyof Paired] } | undefined => {
+  const name = (Object.keys(paired ?? {}) as (keyof Paired)[]).find((n) => key.startsWith(`${n}_wrt_`));
+  return name && paired ? { name, test: paired[name] } : undefined;
+};
 /** Lower is better for these metrics, so a rise is a regression. */
 const lowerIsBetter = (key: string): boolean => /illegal|wrong|error|nonexecutable|missing|unnecessary/.test(key);
 
-/** A baseline and one or more runs: metric deltas, samples aligned by index, one sample's requests side by side. */
+/** A baseline and one or more runs: metric deltas with their paired tests, samples aligned by identity, one sample's requests side by side. */
 export function ComparePage(): React.JSX.Element {
   const [search, setSearch] = useSearchParams();
   const runs = useRuns((s) => s.runs);
@@ -116,6 +122,7 @@ export function ComparePage(): React.JSX.Element {
         ) : (
           <div className="scroll compare-body">
             {byCondition && <ConditionComparison runIds={[baselineId, ...runIds]} />}
+            <AlignmentNote result={result} />
             <Metrics result={result} />
             <div className="filters">
               <label className="check">
@@ -134,7 +141,7 @@ export function ComparePage(): React.JSX.Element {
           </div>
         )}
       </section>
-      {index !== undefined && result && <RequestsSideBySide key={index} index={index} result={result} onClose={() => setIndex(undefined)} />}
+      {index !== undefined && result && <RequestsSideBySide key={index} index={index} indexes={rows.find((r) => r.index === index)?.indexes} result={result} onClose={() => setIndex(undefined)} />}
     </main>
   );
 }
@@ -145,10 +152,14 @@ function Metrics({ result }: { result: CompareResult }): React.JSX.Element {
       <thead>
         <tr>
           <th>metric</th>
-          <th>baseline #{result.baseline.id}</th>
+          <th>
+            baseline #{result.baseline.id}
+            <OverrideMark count={result.baseline.overridden} />
+          </th>
           {result.runs.map((r) => (
             <th key={r.id} colSpan={2}>
               #{r.id} {setupLabel(r)}
+              <OverrideMark count={r.overridden} />
             </th>
           ))}
         </tr>
@@ -157,14 +168,28 @@ function Metrics({ result }: { result: CompareResult }): React.JSX.Element {
         {result.metrics.map((m) => (
           <tr key={m.key}>
             <th title={m.key}>{m.label}</th>
-            <td>{value(m.key, m.baseline)}</td>
+            <td>{isRatio(m.key) ? <Rate value={m.baseline} of={m.of[0]} interval={m.intervals[0]} /> : m.baseline}</td>
             {m.values.map((v, i) => {
-              const d = m.deltas[i] ?? 0;
-              const better = lowerIsBetter(m.key) ? d < 0 : d > 0;
+              const d = m.deltas[i] ?? null;
+              const better = d !== null && (lowerIsBetter(m.key) ? d < 0 : d > 0);
+              const paired = pairedFor(m.key, result.paired[i]);
+              const significant = paired !== undefined && paired.test.p_value < 0.05;
+              const discordant = paired ? paired.test.a_only + paired.test.b_only : 0;
               return [
-                <td key={`v${i}`}>{value(m.key, v)}</td>,
-                <td key={`d${i}`} className={d === 0 ? 'muted' : better ? 'fixed' : 'regressed'}>
+                <td key={`v${i}`}>{isRatio(m.key) ? <Rate value={v} of={m.of[i + 1]} interval={m.intervals[i + 1]} /> : v}</td>,
+                <td
+                  key={`d${i}`}
+                  className={d === null || d === 0 ? 'muted' : better ? 'fixed' : 'regressed'}
+                  data-significant={paired ? String(significant) : undefined}
+                  title={
+                    paired
+                      ? `${paired.name}: exact McNemar p = ${paired.test.p_value.toPrecision(3)} on the ${paired.test.both + paired.test.a_only + paired.test.b_only + paired.test.neither} shared samples; ${discordant} discordant (${paired.test.a_only} only the baseline, ${paired.test.b_only} only #${result.runs[i]!.id})${significant ? '; significant at 0.05' : '; not significant at 0.05'}`
+                      : undefined
+                  }
+                >
                   {delta(m.key, d)}
+                  {significant && <span className="sig">*</span>}
+                  {paired && <span className="discordant">({discordant} disc.)</span>}
                 </td>,
               ];
             })}
@@ -172,6 +197,32 @@ function Metrics({ result }: { result: CompareResult }): React.JSX.Element {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** How the runs' samples were paired, and what each lacks; the significance legend. */
+function AlignmentNote({ result }: { result: CompareResult }): React.JSX.Element {
+  return (
+    <p className="muted alignment-note" data-testid="compare-alignment">
+      Samples paired by {result.alignment.by}
+      {result.runs.map((r, i) => {
+        const a = result.alignment.runs[i]!;
+        return (
+          <span key={r.id}>
+            {' '}
+            · #{r.id}: {a.common} shared{a.runLacks > 0 && `, lacks ${a.runLacks} of the baseline's`}
+            {a.baselineLacks > 0 && `, has ${a.baselineLacks} the baseline lacks`}
+          </span>
+        );
+      })}
+      . * : the paired difference is significant at 0.05 (exact McNemar on the shared samples; disc. = samples where the runs disagree). ± : half the 95% interval.
+      {(result.baseline.overridden > 0 || result.runs.some((r) => r.overridden > 0)) && (
+        <>
+          {' '}
+          <OverrideMark count={1} /> marks verdicts a reviewer overrode.
+        </>
+      )}
+    </p>
   );
 }
 
@@ -194,16 +245,18 @@ function AlignedSamples({ result, selected, onSelect }: { result: CompareResult;
       </thead>
       <tbody>
         {result.rows.map((row: Row) => (
-          <tr key={row.index} className={`${row.changes.includes('regressed') ? 'regressed' : row.changes.includes('fixed') ? 'fixed' : ''}${row.index === selected ? ' selected' : ''}`} onClick={() => onSelect(row.index)} data-index={row.index}>
+          <tr key={row.indexes.join('/')} className={`${row.changes.includes('regressed') ? 'regressed' : row.changes.includes('fixed') ? 'fixed' : ''}${row.index === selected ? ' selected' : ''}`} onClick={() => onSelect(row.index)} data-index={row.index}>
             <td>{row.index}</td>
             <td>{row.api}</td>
             <td title={row.task}>{row.task}</td>
             <td>
               <Verdict value={row.baseline} />
+              {row.overridden[0] && <OverrideMark count={1} />}
             </td>
             {row.others.map((o, i) => (
               <td key={i} className={`change-${row.changes[i]}`}>
-                <Verdict value={o} /> {row.changes[i] !== 'same' && <span className="change">{row.changes[i]}</span>}
+                <Verdict value={o} />
+                {row.overridden[i + 1] && <OverrideMark count={1} />} {row.changes[i] !== 'same' && <span className="change">{row.changes[i]}</span>}
               </td>
             ))}
           </tr>
@@ -214,16 +267,19 @@ function AlignedSamples({ result, selected, onSelect }: { result: CompareResult;
 }
 
 /** One sample's captured requests from every run, beside the expected one, argument by argument. */
-function RequestsSideBySide({ index, result, onClose }: { index: number; result: CompareResult; onClose: () => void }): React.JSX.Element {
+function RequestsSideBySide({ index, indexes, result, onClose }: { index: number; indexes: readonly (number | null)[] | undefined; result: CompareResult; onClose: () => void }): React.JSX.Element {
   const all = useMemo(() => [result.baseline, ...result.runs], [result]);
   const [details, setDetails] = useState<(RunSampleDetail | undefined)[] | undefined>();
+  const where = (indexes ?? all.map(() => index)).join(',');
   useEffect(() => {
     let live = true;
-    void Promise.all(all.map((r) => getClient().getRunSample({ runId: r.id, index }).catch(() => undefined))).then((d) => live && setDetails(d));
+    // Each run holds the sample at its own index (runs of different datasets number samples differently); null: it lacks the sample.
+    const at = where.split(',').map((x) => (x === '' ? null : Number(x)));
+    void Promise.all(all.map((r, i) => (at[i] === null || at[i] === undefined ? Promise.resolve(undefined) : getClient().getRunSample({ runId: r.id, index: at[i] }).catch(() => undefined)))).then((d) => live && setDetails(d));
     return () => {
       live = false;
     };
-  }, [all, index]);
+  }, [all, where]);
   const first = details?.find((d) => d !== undefined);
   const keys = new Map<string, { location: string; key: string; expected: unknown }>();
   for (const d of details ?? []) for (const a of d?.arguments ?? []) if (!keys.has(`${a.location}.${a.key}`)) keys.set(`${a.location}.${a.key}`, { location: a.location, key: a.key, expected: a.expected });

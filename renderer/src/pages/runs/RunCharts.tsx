@@ -1,31 +1,49 @@
-import { Bar, BarChart, CartesianGrid, Cell, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { ERROR_VERDICTS, statistic, type RunDetail, type RunSampleRow } from '../../api.js';
+import { Bar, BarChart, CartesianGrid, Cell, ErrorBar, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ERROR_VERDICTS, statistic, type CompareResult, type RunDetail, type RunSampleRow, type Statistics } from '../../api.js';
+import type { Uncertainty } from './Rate.js';
 
 type FailureClass = RunSampleRow['failures'][number];
 import { percent, signedPoints } from '../../format.js';
 
-const COLORS = { correct: '#1f7a3d', illegal: '#b3261e', wrong: '#a4560b', nonexecutable: '#6b6b76', unconstrained: '#8aa4e8', constrained: '#2f5bd3' };
+// Bars follow the shared colour variables (styles.css), so a dark theme recolours them too.
+const COLORS = { correct: 'var(--ok, #1f7a3d)', illegal: 'var(--bad, #b3261e)', wrong: 'var(--warn, #a4560b)', nonexecutable: 'var(--muted, #6b6b76)', unconstrained: 'var(--accent-soft, #8aa4e8)', constrained: 'var(--accent, #2f5bd3)', whisker: 'var(--text, #1d1d22)' };
 const pct = (v: unknown): string => percent(typeof v === 'number' ? v / 100 : null);
+
+/**
+ * A rate in percent for a bar and its 95% interval as an error bar ([below, above] the value);
+ * an undefined rate (denominator 0) has no bar at all rather than a bar at 0.
+ */
+function barOf(stats: Statistics | null | undefined, u: Uncertainty | null | undefined, key: string): { value: number | null; err: [number, number] } {
+  const of = u?.counts[key];
+  if (!stats || (of && of.n === 0)) return { value: null, err: [0, 0] };
+  const v = statistic(stats, key);
+  const i = u?.intervals[key];
+  return { value: v * 100, err: i ? [(v - i[0]) * 100, (i[1] - v) * 100] : [0, 0] };
+}
 
 /** Correct (t) and illegal (e) per API, as bars in percent. */
 export function PerApiChart({ run }: { run: RunDetail }): React.JSX.Element {
-  const data = [['all', run.statistics] as const, ...Object.entries(run.per_api)].map(([api, s]) => ({
-    api,
-    correct: statistic(s, 'samples_correct_wrt_total') * 100,
-    illegal: statistic(s, 'samples_illegal_wrt_executable') * 100,
-  }));
+  const data = [['all', run.statistics, run.uncertainty] as const, ...Object.entries(run.per_api).map(([api, s]) => [api, s, run.per_api_uncertainty[api]] as const)].map(([api, s, u]) => {
+    const correct = barOf(s, u, 'samples_correct_wrt_total');
+    const illegal = barOf(s, u, 'samples_illegal_wrt_executable');
+    return { api, correct: correct.value, correctErr: correct.err, illegal: illegal.value, illegalErr: illegal.err };
+  });
   return (
     <figure className="chart" data-testid="chart-per-api">
-      <figcaption>Correct (t) and illegal (e) implementations per API</figcaption>
+      <figcaption>Correct (t) and illegal (e) implementations per API, with 95% intervals</figcaption>
       <ResponsiveContainer width="100%" height={220}>
         <BarChart data={data} margin={{ top: 16, right: 8, left: 0, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="api" />
+          <XAxis dataKey="api" interval={0} tick={{ fontSize: 11 }} />
           <YAxis unit="%" domain={[0, 100]} />
           <Tooltip formatter={pct} />
           <Legend />
-          <Bar dataKey="correct" name="correct (t)" fill={COLORS.correct} isAnimationActive={false} />
-          <Bar dataKey="illegal" name="illegal (e)" fill={COLORS.illegal} isAnimationActive={false} />
+          <Bar dataKey="correct" name="correct (t)" fill={COLORS.correct} isAnimationActive={false}>
+            <ErrorBar dataKey="correctErr" width={4} stroke={COLORS.whisker} direction="y" />
+          </Bar>
+          <Bar dataKey="illegal" name="illegal (e)" fill={COLORS.illegal} isAnimationActive={false}>
+            <ErrorBar dataKey="illegalErr" width={4} stroke={COLORS.whisker} direction="y" />
+          </Bar>
         </BarChart>
       </ResponsiveContainer>
     </figure>
@@ -45,10 +63,10 @@ export function VerdictChart({ run }: { run: RunDetail }): React.JSX.Element {
     <figure className="chart" data-testid="chart-verdicts">
       <figcaption>Sample verdicts and error verdicts (non-executable samples, grey)</figcaption>
       <ResponsiveContainer width="100%" height={250}>
-        <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, left: 40, bottom: 0 }}>
+        <BarChart data={data} layout="vertical" margin={{ top: 4, right: 32, left: 8, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} />
-          <YAxis type="category" dataKey="name" width={110} interval={0} />
+          <YAxis type="category" dataKey="name" width={130} interval={0} tick={{ fontSize: 12 }} />
           <Tooltip />
           <Bar dataKey="count" isAnimationActive={false}>
             {data.map((d) => (
@@ -136,34 +154,63 @@ export interface GridCell {
   readonly setup: string;
   readonly unconstrained: RunDetail | undefined;
   readonly constrained: RunDetail | undefined;
+  /** Unconstrained (a) vs constrained (b) on the samples both have: exact McNemar per outcome. */
+  readonly paired?: CompareResult['paired'][number] | undefined;
 }
 
-/** For a grid: unconstrained vs constrained per setup, correct (t) and illegal (e), with the gain. */
+const pValue = (p: number): string => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
+
+/** Two-line category labels (setup · metric, then the gain and its test): one line each never overlaps its neighbours. */
+function GridTick({ x, y, payload }: { x?: number; y?: number; payload?: { value: string } }): React.JSX.Element {
+  const [first, second] = (payload?.value ?? '').split('\n');
+  return (
+    <text x={x} y={y} textAnchor="middle" fontSize={11} fill="currentColor">
+      <tspan x={x} dy="1em">
+        {first}
+      </tspan>
+      {second && (
+        <tspan x={x} dy="1.2em" className="muted">
+          {second}
+        </tspan>
+      )}
+    </text>
+  );
+}
+
+/** For a grid: unconstrained vs constrained per setup, correct (t) and illegal (e) with 95% intervals, and the gain with its paired test. */
 export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.Element {
   const data = cells.flatMap((c) =>
     (['samples_correct_wrt_total', 'samples_illegal_wrt_executable'] as const).map((key) => {
-      const u = c.unconstrained ? statistic(c.unconstrained.statistics, key) : null;
-      const k = c.constrained ? statistic(c.constrained.statistics, key) : null;
-      const gain = u !== null && k !== null ? ` ${signedPoints(k - u)}` : '';
+      const u = c.unconstrained ? barOf(c.unconstrained.statistics, c.unconstrained.uncertainty, key) : null;
+      const k = c.constrained ? barOf(c.constrained.statistics, c.constrained.uncertainty, key) : null;
+      // The paired test of correct samples carries the correct (t) gain; illegal (e) is tested on all shared samples.
+      const test = c.paired?.[key.startsWith('samples_correct') ? 'samples_correct' : 'samples_illegal'];
+      const gain = u?.value != null && k?.value != null ? `${signedPoints((k.value - u.value) / 100)}${test ? `, ${pValue(test.p_value)}${test.p_value < 0.05 ? ' *' : ''}` : ''}` : '';
       return {
-        name: `${c.setup === 'full' ? 'full' : 'argument'} · ${key.includes('correct') ? 'correct (t)' : 'illegal (e)'}${gain}`,
-        unconstrained: u === null ? null : u * 100,
-        constrained: k === null ? null : k * 100,
+        name: `${c.setup === 'full' ? 'full' : 'argument'} · ${key.includes('correct') ? 'correct (t)' : 'illegal (e)'}\n${gain}`,
+        unconstrained: u?.value ?? null,
+        unconstrainedErr: u?.err ?? [0, 0],
+        constrained: k?.value ?? null,
+        constrainedErr: k?.err ?? [0, 0],
       };
     }),
   );
   return (
-    <figure className="chart" data-testid="chart-grid">
-      <figcaption>Unconstrained vs constrained (the gain of constrained decoding under each pair)</figcaption>
-      <ResponsiveContainer width="100%" height={240}>
-        <BarChart data={data} margin={{ top: 20, right: 8, left: 0, bottom: 0 }}>
+    <figure className="chart wide" data-testid="chart-grid">
+      <figcaption>Unconstrained vs constrained, with 95% intervals; the gain of constrained decoding with its exact McNemar test (* p &lt; 0.05)</figcaption>
+      <ResponsiveContainer width="100%" height={260}>
+        <BarChart data={data} margin={{ top: 20, right: 8, left: 0, bottom: 8 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="name" interval={0} tick={{ fontSize: 11 }} />
+          <XAxis dataKey="name" interval={0} height={40} tick={<GridTick />} />
           <YAxis unit="%" domain={[0, 100]} />
-          <Tooltip formatter={pct} />
+          <Tooltip formatter={pct} labelFormatter={(l) => String(l).replace('\n', ' · ')} />
           <Legend />
-          <Bar dataKey="unconstrained" fill={COLORS.unconstrained} isAnimationActive={false} />
-          <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false} />
+          <Bar dataKey="unconstrained" fill={COLORS.unconstrained} isAnimationActive={false}>
+            <ErrorBar dataKey="unconstrainedErr" width={4} stroke={COLORS.whisker} direction="y" />
+          </Bar>
+          <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false}>
+            <ErrorBar dataKey="constrainedErr" width={4} stroke={COLORS.whisker} direction="y" />
+          </Bar>
         </BarChart>
       </ResponsiveContainer>
     </figure>

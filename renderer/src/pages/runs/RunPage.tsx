@@ -187,17 +187,17 @@ function Results({ run, runs, onFailure }: { run: RunDetail; runs: readonly RunS
   return (
     <div className="results scroll">
       <div className="results-grid">
-        <section>
+        <section className="wide" data-testid="results-headline">
           <h3>The paper's headline table</h3>
           <HeadlineTable run={run} />
         </section>
-        <section>
+        <section data-testid="results-locations">
           <h3>Arguments per location</h3>
           <LocationTable statistics={run.statistics} />
         </section>
         <PerApiChart run={run} />
         <VerdictChart run={run} />
-        <section>
+        <section data-testid="results-failures">
           <FailureChart run={run} onPick={onFailure} />
           <FailureTable run={run} />
         </section>
@@ -222,7 +222,13 @@ function useGrid(run: RunDetail, runs: readonly RunSummary[]): GridCell[] | unde
     if (pairs.length === 0) return setCells(undefined);
     let live = true;
     const get = (r: RunSummary | undefined): Promise<RunDetail | undefined> => (r ? getClient().getRun({ runId: r.id }).catch(() => undefined) : Promise.resolve(undefined));
-    void Promise.all(pairs.map(async (p) => ({ setup: p.setup, unconstrained: await get(p.u), constrained: await get(p.c) }))).then((c) => live && setCells(c));
+    // The gain of constrained decoding is tested on the samples both runs have (exact McNemar), as Compare does.
+    const paired = (u: RunSummary, c: RunSummary): Promise<GridCell['paired']> =>
+      getClient()
+        .compareRuns({ baselineId: u.id, runIds: [c.id], limit: 1 })
+        .then((r) => r.paired[0])
+        .catch(() => undefined);
+    void Promise.all(pairs.map(async (p) => ({ setup: p.setup, unconstrained: await get(p.u), constrained: await get(p.c), paired: await paired(p.u!, p.c!) }))).then((c) => live && setCells(c));
     return () => {
       live = false;
     };

@@ -4,7 +4,8 @@ import { Link, useNavigate } from 'react-router';
 import type { RunSummary } from '../../api.js';
 import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { step, useShortcuts } from '../../components/shortcuts.js';
-import { percent, when } from '../../format.js';
+import { when } from '../../format.js';
+import { OverrideMark, Rate } from './Rate.js';
 import { RunProgress } from './RunProgress.js';
 import { isActive, useRuns } from './runsStore.js';
 import { SortableHead } from '../../components/SortableHead.js';
@@ -28,7 +29,7 @@ export function RunsPage(): React.JSX.Element {
       column.display({
         id: 'pick',
         header: '',
-        size: 34,
+        size: 30,
         enableSorting: false,
         cell: ({ row }) => (
           <input
@@ -40,11 +41,11 @@ export function RunsPage(): React.JSX.Element {
           />
         ),
       }),
-      column.accessor('id', { header: '#', size: 50 }),
-      column.accessor((r) => r.model ?? (r.kind === 'generation' ? 'remote' : r.kind), { id: 'model', header: 'Model', size: 170 }),
+      column.accessor('id', { header: '#', size: 44 }),
+      column.accessor((r) => r.model ?? (r.kind === 'generation' ? 'remote' : r.kind), { id: 'model', header: 'Model', size: 140, cell: ({ getValue }) => <span title={getValue()}>{getValue()}</span> }),
       column.accessor('dataset', {
         header: 'Dataset',
-        size: 130,
+        size: 120,
         cell: ({ row }) => (
           <>
             {row.original.dataset}
@@ -57,12 +58,12 @@ export function RunsPage(): React.JSX.Element {
           </>
         ),
       }),
-      column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 80 }),
-      column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 110 }),
-      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 110 }),
+      column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 72 }),
+      column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 100 }),
+      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 90 }),
       column.accessor('status', {
         header: 'Status',
-        size: 280,
+        size: 180,
         cell: ({ row }) => (
           <div className="status-cell">
             <span className={`status s-${row.original.status}`}>{row.original.status}</span>
@@ -70,10 +71,31 @@ export function RunsPage(): React.JSX.Element {
           </div>
         ),
       }),
-      column.accessor((r) => r.correct ?? -1, { id: 'correct', header: 'Correct (t)', size: 95, cell: ({ row }) => percent(row.original.correct) }),
-      column.accessor((r) => r.illegal ?? -1, { id: 'illegal', header: 'Illegal (e)', size: 90, cell: ({ row }) => percent(row.original.illegal) }),
-      column.accessor('createdAt', { header: 'Date', size: 150, cell: ({ getValue }) => when(getValue()) }),
-      column.display({ id: 'actions', header: '', size: 190, cell: ({ row }) => <RunActions run={row.original} /> }),
+      // An undefined rate (no executable output for illegal (e)) sorts below every defined one and reads "–" with k/n on hover.
+      column.accessor((r) => (r.correctOf?.n === 0 ? -1 : (r.correct ?? -1)), {
+        id: 'correct',
+        header: 'Correct (t)',
+        size: 100,
+        cell: ({ row }) => (
+          <>
+            <Rate value={row.original.correct} of={row.original.correctOf} />
+            <OverrideMark count={row.original.overridden} />
+          </>
+        ),
+      }),
+      column.accessor((r) => (r.illegalOf?.n === 0 ? -1 : (r.illegal ?? -1)), {
+        id: 'illegal',
+        header: 'Illegal (e)',
+        size: 100,
+        cell: ({ row }) => (
+          <>
+            <Rate value={row.original.illegal} of={row.original.illegalOf} />
+            <OverrideMark count={row.original.overridden} />
+          </>
+        ),
+      }),
+      column.accessor('createdAt', { header: 'Date', size: 118, cell: ({ getValue }) => when(getValue()) }),
+      column.display({ id: 'actions', header: '', size: 130, cell: ({ row }) => <RunActions run={row.original} /> }),
     ],
     [chosen],
   );
