@@ -177,7 +177,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         dispose = () => runtime.dispose();
       } else {
         if (constrained && setup !== 'full') throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: use --setup full');
-        backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel: askedParallel ?? DEFAULT_PARALLEL, ...(constrained ? { constrainBy: specs } : {}) });
+        // Ctrl-C aborts the requests in flight (a stalled server does not hold the command).
+        backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel: askedParallel ?? DEFAULT_PARALLEL, ...(io.signal ? { signal: io.signal } : {}), ...(constrained ? { constrainBy: specs } : {}) });
       }
       const manifest = {
         ...backend.manifest,
