@@ -229,15 +229,18 @@ function quickCheck(db: Database.Database): string | undefined {
   return problems.length > 1 ? `${first} (and ${problems.length - 1} more ${problems.length === 2 ? 'problem' : 'problems'} PRAGMA quick_check found)` : first;
 }
 
-/** Why the database cannot be written (SQLite's message), or undefined when it can: rewrites the schema version it has. */
-function writeProbe(db: Database.Database): string | undefined {
+/**
+ * Why the database file cannot be written (the access error: EACCES, EROFS), or undefined when it
+ * can. SQLite opens such a file read-only without a word, and every write then fails; asking the
+ * file system takes no lock, where a trial write would wait behind another process's transaction.
+ */
+function notWritable(file: string): string | undefined {
+  if (file === ':memory:' || file === '') return undefined;
   try {
-    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
+    fs.accessSync(file, fs.constants.W_OK);
     return undefined;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) return (error as Error).message;
-    throw error;
+    return (error as Error).message.split('\n')[0];
   }
 }
 
@@ -269,7 +272,7 @@ export class Store implements Disposable {
         const store = new Store(db);
         whileBusy(() => store.migrate());
         // SQLite opens a file it cannot write read-only without a word; every write would then fail. Say so now.
-        const readOnly = whileBusy(() => writeProbe(db));
+        const readOnly = notWritable(file);
         if (readOnly) {
           db.close();
           return fail('bad_input', `database ${file} is read-only (${readOnly}): the workbench writes to it; check the permissions of the file and its folder, or use another file with --db`);
