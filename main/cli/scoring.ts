@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { parseDataset } from '../dataset/index.js';
 import { createExecutor } from '../execution/index.js';
-import { oracleProgram, type CallStyle, type CompletionMode, type Quote } from '../prompt/index.js';
+import { fetchOracleProgram, oracleProgram, type CallStyle, type CompletionMode, type HttpClient, type Quote } from '../prompt/index.js';
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
@@ -43,10 +43,11 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .requiredOption('--codes <dir>', 'folder of NNNN.js (or NNNN_code.js) files, NNNN = the sample\'s position in the dataset file')
     .option('--api <api>', 'score only the samples of this API')
     .addOption(new Option('--compat <mode>', 'reproduce the WAPIIBench reference code').choices(['default', 'reference']).default('default'))
+    .addOption(new Option('--client <client>', 'the HTTP client the programs were asked to call (fetch: the call may be `fetch(` or `axios.`)').choices(['axios', 'fetch']).default('axios'))
     .option('--timeout <ms>', 'wall-clock limit per program', '1000')
     .option('--json', 'print {statistics, per_api, samples, failures: {counts, per_api, samples}}')
     .option('--save', 'store the run in the database')
-    .action(async (opts: { dataset: string; specs: string; codes: string; api?: string; compat: CompatMode; timeout: string; json?: boolean; save?: boolean }) => {
+    .action(async (opts: { dataset: string; specs: string; codes: string; api?: string; compat: CompatMode; client: HttpClient; timeout: string; json?: boolean; save?: boolean }) => {
       const timeoutMs = Number(opts.timeout);
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new WapiiError('bad_input', `--timeout must be a positive number of milliseconds, not "${opts.timeout}"`);
       const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(readSpecDir(opts.specs))));
@@ -55,7 +56,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
       await using executor = createExecutor({ timeoutMs });
-      const scores = await scoreCodes({ samples, codes, specs, executor, compat: opts.compat });
+      const scores = await scoreCodes({ samples, codes, specs, executor, compat: opts.compat, client: opts.client });
       if (scores.samples.length === 0) throw new WapiiError('bad_input', `no code file in ${opts.codes} matches a sample of the dataset`);
       const failures = failuresOf(scores, new Map(samples.map((s) => [s.index, s.config])), specs);
       let runId: number | undefined;
@@ -64,7 +65,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
         runId = wb.store.saveRun({
           kind: 'imported codes',
           dataset: path.resolve(opts.dataset),
-          settings: { compat: opts.compat, codes: path.resolve(opts.codes), timeoutMs, ...(opts.api ? { api: opts.api } : {}) },
+          settings: { compat: opts.compat, codes: path.resolve(opts.codes), timeoutMs, ...(opts.client === 'fetch' ? { client: opts.client } : {}), ...(opts.api ? { api: opts.api } : {}) },
           statistics: { statistics: scores.statistics, per_api: scores.perApi },
           samples: scores.samples.map((s) => ({
             index: s.index,
@@ -94,11 +95,13 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).makeOptionMandatory())
     .addOption(new Option('--quotes <quotes>', 'string quote style').choices(['single', 'double', 'backtick']).default('single'))
     .addOption(new Option('--style <style>', 'promise chain or await').choices(['then', 'await']).default('then'))
+    .addOption(new Option('--client <client>', 'the HTTP client the program calls: Axios, or the global fetch (`fetch(url, {method, headers, body})`)').choices(['axios', 'fetch']).default('axios'))
     .requiredOption('--out <dir>', 'folder for the NNNN.js files')
-    .action(async (opts: { dataset: string; setup: CompletionMode; quotes: Quote; style: CallStyle; out: string }) => {
+    .action(async (opts: { dataset: string; setup: CompletionMode; quotes: Quote; style: CallStyle; client: HttpClient; out: string }) => {
       const file = unwrap(readFileInput(opts.dataset));
       const samples = unwrap(parseDataset(file.content, file.filename));
-      const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, oracleProgram(s, opts.setup, opts.quotes, opts.style).program]));
+      const write = opts.client === 'fetch' ? fetchOracleProgram : oracleProgram;
+      const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, write(s, opts.setup, opts.quotes, opts.style).program]));
       const written = unwrap(writeFiles(opts.out, files));
       io.stdout(`wrote ${written.length} programs to ${opts.out}\n`);
     });

@@ -42,13 +42,15 @@ export function setupFor(sample: SetupSample, mode: CompletionMode, options: Set
 /**
  * The benchmark's starter, as WAPIIBench writes it: the task as a comment, the Axios import, then
  * `axios.` (full completion) or `axios.<method>('<url>',` (argument completion). With `fetch`, the
- * global `fetch(` (full) or `fetch('<url>', {method: '<METHOD>',` (argument).
+ * global `fetch(` (full) or `fetch('<url>` with the string left open for a query (argument).
  */
 export function fixedStarter(mode: CompletionMode, task: string, config: Pick<RequestConfig, 'method' | 'url'>, quote: Quote = 'single', awaitStyle = false, client: HttpClient = 'axios'): string {
   const response = awaitStyle ? 'const response = await ' : '';
   if (client === 'fetch') {
     const head = `${taskComment(task)}\n\n${response}fetch(`;
-    return mode === 'full' ? head : `${head}${stringLiteral(config.url, quote)}, {\n  method: ${stringLiteral(config.method.toUpperCase(), quote === 'backtick' ? 'single' : quote)},`;
+    // (helper E, issue 25 item 5) Argument completion leaves the URL's string open: fetch has no
+    // `params`, so a query is written into the URL, and the method and the rest of the init are the model's.
+    return mode === 'full' ? head : `${head}${stringLiteral(config.url, quote).slice(0, -1)}`;
   }
   const head = `${taskComment(task)}\n${AXIOS_IMPORT}\n${response}axios.`;
   return mode === 'full' ? head : `${head}${config.method.toLowerCase()}(${stringLiteral(config.url, quote)},`;

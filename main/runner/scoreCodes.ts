@@ -1,4 +1,5 @@
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { setupFor } from '../prompt/index.js';
@@ -40,6 +41,8 @@ export async function scoreCodes(input: {
   specs: ReadonlyMap<string, ApiSpec>;
   executor: Pick<Executor, 'run' | 'size'>;
   compat?: CompatMode;
+  /** The client the programs' setup calls (default axios); with `fetch`, extraction looks for `fetch(` too. */
+  client?: HttpClient;
   onProgress?: (done: number, total: number) => void;
 }): Promise<CodeScores> {
   const todo = input.samples.filter((s) => input.codes.has(s.index));
@@ -50,7 +53,8 @@ export async function scoreCodes(input: {
       if (!spec) throw new Error(`bug: no spec for ${sample.api}`);
       const code = input.codes.get(sample.index) ?? '';
       // Code files of the fixed starter are read as they always were (the call searched from the start).
-      const setup = sample.starter_code === undefined ? undefined : setupFor({ ...sample, task: sample.task ?? '' }, 'full');
+      const client = input.client ?? 'axios';
+      const setup = sample.starter_code === undefined && client === 'axios' ? undefined : setupFor({ ...sample, task: sample.task ?? '' }, 'full', { client });
       const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default', setup);
       input.onProgress?.(++done, todo.length);
       return { index: sample.index, api: sample.api, code, evaluation };

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestConfig } from '../api/schemas.js';
 import { Sandbox } from '../execution/index.js';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
+import { setupFor } from '../prompt/index.js';
 import { evaluateCode } from '../runner/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { computeStatistics, type CompatMode, type Verdict } from './index.js';
@@ -170,5 +171,28 @@ describe('statistics', () => {
     expect((stats['argument_name_mean_recall_wrt_total'] as Record<string, number>)['params']).toBeCloseTo((1 + 1 / 2 + 0) / 3);
     expect(stats['arguments_illegal']).toEqual({ params: 1, all: 1 });
     expect(stats['arguments_missing_total']).toEqual({ headers: 2, params: 3, all: 5 });
+  });
+});
+
+describe('fetch programs (issue 25 item 5): scored the same way, by their first request', () => {
+  const task = 'List delivered shipments';
+  const fetchSetup = setupFor({ task, config: listShipments }, 'full', { client: 'fetch' });
+  const scoreFetch = async (completion: string): Promise<Verdict> => (await evaluateCode(fetchSetup.starter + completion, listShipments, spec, sandbox, 'default', fetchSetup)).verdict;
+
+  it('the query written into the URL meets typed params (fetch can send only text there); headers by name whatever their case', async () => {
+    const v = await scoreFetch(`'${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } })\n  .then((r) => r.json());`);
+    expect(v).toMatchObject({ sample_verdict: 'correct', arguments: { headers: { Authorization: { verdict: 'correct', actual: 'Bearer <token>' } }, params: { limit: { verdict: 'correct', expected: 25, actual: '25' } } } });
+    expect((await scoreFetch(`'${BASE}/shipments?status=delivered&limit=26', { headers: { Authorization: 'Bearer <token>' } });`)).arguments.params?.['limit']?.verdict).toBe('incorrect_value');
+    expect((await scoreFetch(`'${BASE}/shipments', { method: 'POST', headers: { Authorization: 'Bearer <token>' } });`)).method_verdict).not.toBe('correct');
+  });
+
+  it('a program mixing fetch and axios is scored by its first request', async () => {
+    const first = `const res = await fetch('${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } });\n`;
+    const then = `axios.get('${BASE}/carriers', { headers: { Authorization: 'Bearer <token>' } });`;
+    const v = await evaluateCode(STARTER + first + then, listShipments, spec, sandbox);
+    expect(v).toMatchObject({ verdict: { sample_verdict: 'correct' }, request: { client: 'fetch' }, execution: { requests: 2 } });
+    const axiosFirst = await evaluateCode(`${STARTER}await axios.get('${BASE}/carriers');\nawait fetch('${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } });`, listShipments, spec, sandbox, 'default', fetchSetup);
+    expect(axiosFirst.verdict.url_verdict).toBe('wrong');
+    expect(axiosFirst.request?.client).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import { createExecutor } from '../../main/execution/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
-import { oracleProgram, type Quote, type CompletionMode } from '../../main/prompt/index.js';
+import { fetchOracleProgram, oracleProgram, type Quote, type CompletionMode } from '../../main/prompt/index.js';
 import { scoreCodes } from '../../main/runner/index.js';
 import { Store } from '../../main/store/index.js';
 import { hasWapiiBench, REPO_ROOT, tempDir, WAPIIBENCH_ALL, WAPIIBENCH_SPECS } from '../support/paths.js';
@@ -35,11 +35,32 @@ describe.runIf(hasWapiiBench)('ground-truth programs of all 395 WAPIIBench sampl
     expect(Object.keys(scores.perApi)).toEqual(['asana', 'google_calendar_v3', 'google_sheet_v4', 'slack']);
   });
 
+  // Issue 25 item 5: the same ground truth written with the global fetch (query in the URL, body as JSON text, form or FormData).
+  const fetchCombos = (['full', 'argument'] as CompletionMode[]).flatMap((mode) => (['single', 'backtick'] as Quote[]).map((quote) => [mode, quote] as const));
+  it.each(fetchCombos)('fetch form: 395/395 correct, 0 illegal: %s completion, %s quotes', async (mode, quote) => {
+    const codes = new Map(samples.map((s, i) => [i, fetchOracleProgram(s, mode, quote, quote === 'backtick' ? 'await' : 'then').program]));
+    const scores = await scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task })), codes, specs, executor, client: 'fetch' });
+    const wrong = scores.samples.filter((s) => s.evaluation.verdict.sample_verdict !== 'correct').map((s) => `${s.index}: ${JSON.stringify(s.evaluation.verdict.arguments).slice(0, 200)}`);
+    expect(wrong).toEqual([]);
+    expect(scores.statistics).toMatchObject({ samples_total: 395, samples_correct: 395, samples_illegal: 0, samples_nonexecutable: 0 });
+    // Every one was sent by fetch, with fetch's implicit Accept.
+    expect(scores.samples.every((s) => s.evaluation.request?.client === 'fetch' && s.evaluation.request.headers['accept'] === '*/*')).toBe(true);
+  });
+
+  it('fetch form through the real command: wapii oracle --client fetch, then wapii score --client fetch', async () => {
+    const dir = tempDir();
+    const codes = path.join(dir, 'codes');
+    await wapii('oracle', '--dataset', WAPIIBENCH_ALL, '--setup', 'full', '--client', 'fetch', '--out', codes);
+    expect(fs.readFileSync(path.join(codes, '0000.js'), 'utf8')).toContain('fetch(');
+    const scored = await wapii('score', '--dataset', WAPIIBENCH_ALL, '--specs', WAPIIBENCH_SPECS, '--codes', codes, '--api', 'google_sheet_v4', '--client', 'fetch', '--json');
+    expect((JSON.parse(scored.stdout) as { statistics: Record<string, unknown> }).statistics).toMatchObject({ samples_total: 17, samples_correct: 17 });
+  }, 240_000);
+
   it('scores the same in reference compatibility mode', async () => {
     const codes = new Map(samples.map((s, i) => [i, oracleProgram(s, 'full', 'single').program]));
     const scores = await scoreCodes({ samples: samples.map((s, index) => ({ index, api: s.api, config: s.config })), codes, specs, executor, compat: 'reference' });
     expect(scores.statistics['samples_correct']).toBe(395);
-  });
+  }, 240_000);
 
   it('through the real command: wapii oracle, then wapii score --json --save', async () => {
     const dir = tempDir();
@@ -62,5 +83,5 @@ describe.runIf(hasWapiiBench)('ground-truth programs of all 395 WAPIIBench sampl
     expect(stored?.samples).toHaveLength(174);
     expect(stored?.samples[0]).toMatchObject({ index: 221, api: 'slack', verdict: { sample_verdict: 'correct' }, request: { method: 'post' } });
     expect(stored?.samples[0]?.code).toContain('axios.post(`https://slack.com/api/admin.apps.approve`,');
-  });
+  }, 240_000);
 });
