@@ -9,6 +9,7 @@ import {
   RequestConfigSchema,
   ReviewStateSchema,
   RevisionSchema,
+  SampleFieldsSchema,
   SampleFilterSchema,
   SampleSchema,
 } from './schemas.js';
@@ -84,8 +85,10 @@ export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 export const contract = {
   listDatasets: { input: z.object({}), output: z.array(DatasetSummarySchema) },
   importDataset: {
-    input: z.object({ name: z.string().min(1).optional(), dataset: FileInputSchema, specs: z.array(FileInputSchema).min(1) }),
-    output: DatasetSummarySchema,
+    /** `skipMissingSpecs`: import the samples whose API has a spec and leave the others out (default: refuse, one line per API without a spec). */
+    input: z.object({ name: z.string().min(1).optional(), dataset: FileInputSchema, specs: z.array(FileInputSchema).min(1), skipMissingSpecs: z.boolean().optional() }),
+    /** `skipped`: the APIs left out for want of a spec, with their sample counts. */
+    output: DatasetSummarySchema.extend({ skipped: z.array(z.object({ api: z.string(), samples: z.number().int() })).optional() }),
   },
   exportDataset: {
     /** `reviewStates`: only samples in these states (e.g. accepted and fixed). */
@@ -100,6 +103,8 @@ export const contract = {
       task: z.string().min(1).optional(),
       config: RequestConfigSchema.optional(),
       reviewState: ReviewStateSchema.optional(),
+      /** The sample's other fields, whole (a real-world sample's starter_code, definitions, template_url, provenance, ...). */
+      fields: SampleFieldsSchema.optional(),
       reason: z.string().min(1),
       /**
        * The id of the sample's newest revision that is not undone, as the editor saw it: the edit

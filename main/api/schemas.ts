@@ -43,6 +43,29 @@ export const SourceNotesSchema = z.object({
 });
 export type SourceNotes = z.infer<typeof SourceNotesSchema>;
 
+/**
+ * The real-world dataset's fields of a sample (scoring.md §1; upstream's `validation_data_final.json`):
+ * its own starter code with a `// {task}` comment where the task goes, the variables in scope at
+ * the call and their JSON values, the URL with `${name}` references that argument completion's
+ * prompt uses, and where the code came from. Read out of a sample's `fields`, which keep these and
+ * any other field verbatim.
+ */
+export const RealWorldFieldsSchema = z.object({
+  starter_code: z.string().optional(),
+  definitions: z.record(z.string(), JsonValueSchema).optional(),
+  template_url: z.string().optional(),
+  repo_name: z.string().optional(),
+  path: z.string().optional(),
+  ref: z.string().optional(),
+  license: z.string().optional(),
+  copyright: z.string().optional(),
+});
+export type RealWorldFields = z.infer<typeof RealWorldFieldsSchema>;
+
+/** A sample's fields beyond `api`, `index`, `task`, `config`, `checks` and `vetted`, kept as the file had them. */
+export const SampleFieldsSchema = z.record(z.string(), JsonValueSchema);
+export type SampleFields = z.infer<typeof SampleFieldsSchema>;
+
 export const SampleSchema = z.object({
   id: z.string(),
   datasetId: z.number().int(),
@@ -57,6 +80,8 @@ export const SampleSchema = z.object({
   updatedAt: z.string(),
   /** Set on synthesized samples: provider, model, prompt hash, job, raw answer, time. */
   provenance: SampleProvenanceSchema.optional(),
+  /** Every other field the file gave the sample (the real-world dataset's, see RealWorldFieldsSchema), verbatim. */
+  fields: SampleFieldsSchema.optional(),
 });
 export type Sample = z.infer<typeof SampleSchema>;
 
@@ -66,8 +91,8 @@ export const RevisionSchema = z.object({
   author: z.string(),
   at: z.string(),
   reason: z.string(),
-  before: z.object({ task: z.string(), config: RequestConfigSchema, reviewState: ReviewStateSchema }).nullable(),
-  after: z.object({ task: z.string(), config: RequestConfigSchema, reviewState: ReviewStateSchema }),
+  before: z.object({ task: z.string(), config: RequestConfigSchema, reviewState: ReviewStateSchema, fields: SampleFieldsSchema.optional() }).nullable(),
+  after: z.object({ task: z.string(), config: RequestConfigSchema, reviewState: ReviewStateSchema, fields: SampleFieldsSchema.optional() }),
   undone: z.boolean(),
 });
 export type Revision = z.infer<typeof RevisionSchema>;

@@ -89,16 +89,18 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('import')
-    .description('import a WAPIIBench dataset (flat list or per-API file) with its OpenAPI specs')
+    .description('import a WAPIIBench dataset (flat list, per-API file, or the real-world format with starter code) with its OpenAPI specs')
     .argument('<dataset>', 'dataset JSON file')
     .requiredOption('--specs <dir>', 'folder of spec files named <api>.yaml or <api>.json')
     .option('--name <name>', 'dataset name (default: the file name)')
+    .option('--skip-missing-specs', 'import the samples whose API has a spec; leave the others out (named on stderr)')
     .option('--json', 'print the stored dataset as JSON')
-    .action(async (file: string, opts: { specs: string; name?: string; json?: boolean }) => {
+    .action(async (file: string, opts: { specs: string; name?: string; skipMissingSpecs?: boolean; json?: boolean }) => {
       const dataset = unwrap(readFileInput(file));
       const specs = unwrap(await readSpecFolder(opts.specs));
       const client = localClient(open().service);
-      const summary = await client.importDataset({ dataset, specs, ...(opts.name ? { name: opts.name } : {}) });
+      const summary = await client.importDataset({ dataset, specs, ...(opts.name ? { name: opts.name } : {}), ...(opts.skipMissingSpecs ? { skipMissingSpecs: true } : {}) });
+      for (const s of summary.skipped ?? []) io.stderr(`left out ${s.samples} sample${s.samples === 1 ? '' : 's'} of API \`${s.api}\`: no spec ${s.api}.yaml or ${s.api}.json\n`);
       io.stdout(opts.json ? JSON.stringify(summary, null, 2) + '\n' : `imported ${describeDataset(summary)}\n`);
     });
 

@@ -52,7 +52,8 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new WapiiError('bad_input', `--timeout must be a positive number of milliseconds, not "${opts.timeout}"`);
       const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(readSpecDir(opts.specs))));
       const codes = unwrap(readCodeDir(opts.codes));
-      const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config })).filter((s) => !opts.api || s.api === opts.api);
+      // A real-world sample's code is read with its own starter (its fields).
+      const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task, ...(s.fields ? { fields: s.fields } : {}) })).filter((s) => !opts.api || s.api === opts.api);
       if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
       await using executor = createExecutor({ timeoutMs });

@@ -105,6 +105,12 @@ function checkRequired(endpoint: Endpoint, config: RequestConfig, out: Finding[]
   }
 }
 
+/** The keys of a URL's own query string, in order. */
+function queryKeysOf(url: string): string[] {
+  const at = url.indexOf('?');
+  return at < 0 ? [] : [...new URLSearchParams(url.slice(at + 1).split('#', 1)[0])].map(([k]) => k);
+}
+
 /**
  * Checks an expected request against the API's spec: the URL matches an endpoint, the method is
  * defined there, every argument is permitted at its location, required parameters and body
@@ -114,10 +120,13 @@ function checkRequired(endpoint: Endpoint, config: RequestConfig, out: Finding[]
 export function checkRequest(spec: ApiSpec, config: RequestConfig): Finding[] {
   const findings: Finding[] = [];
   const url = config.url;
-  if (/[?]/.test(url)) {
-    findings.push({ rule: 'query-in-url', message: `the URL carries a query string; query arguments belong in \`params\`` });
-  }
+  const inUrl = queryKeysOf(url);
+  const queryFinding = (fixedByPath: Readonly<Record<string, string>>): void => {
+    // A query the spec's own path key spells (Etherscan's `/api?module=account&action=balance`) is the endpoint's, not an argument.
+    if (inUrl.some((k) => !(k in fixedByPath))) findings.push({ rule: 'query-in-url', message: `the URL carries a query string; query arguments belong in \`params\`` });
+  };
   if (!splitServer(spec, url)) {
+    queryFinding({});
     findings.push({ rule: 'server', message: `URL ${url} does not start with a server of the spec (${spec.servers.join(', ') || 'none declared'})` });
     return findings;
   }
@@ -125,6 +134,7 @@ export function checkRequest(spec: ApiSpec, config: RequestConfig): Finding[] {
   // `params` decide between path keys that carry a query part (Etherscan's `/?module=account&action=balance`).
   const resolved = resolveEndpoint(spec, url, method, config.params ?? {});
   const first = resolved.candidates[0];
+  queryFinding(first?.template.query ?? {});
   if (!first) {
     findings.push({ rule: 'path', message: `URL path ${splitServer(spec, url)?.path ?? url} matches no endpoint of the spec` });
     return findings;

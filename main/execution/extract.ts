@@ -126,7 +126,9 @@ function ownStarterCall(text: string, from: number, start: number, prelude: stri
   const end = open < 0 ? undefined : matchingParen(text, open);
   if (end === undefined) return { status: 'incomplete_request', message: 'the call never closes its parenthesis' };
   const call = `${text.slice(start, end)};\n`;
-  const declared = compat === 'reference' ? '' : parsingPrefix(text.slice(from, start));
+  // Whole lines only: the start of the call's own line (`return `, `const res = await `) is not a statement of its own.
+  const lineStart = Math.max(from, text.lastIndexOf('\n', start - 1) + 1);
+  const declared = compat === 'reference' ? '' : parsingPrefix(text.slice(from, lineStart));
   return { status: 'ok', start, cut: end, rule: 'matching )', call, runs: 'own-starter', program: prelude + declared + call };
 }
 
@@ -150,7 +152,7 @@ function matchingParen(text: string, open: number): number | undefined {
  * in (`const res = await `).
  */
 function parsingPrefix(code: string): string {
-  const lines = code.split('\n');
+  const lines = code.replace(/\n$/, '').split('\n');
   for (let n = lines.length; n > 0; n--) {
     const prefix = lines.slice(0, n).join('\n');
     if (prefix.trim() === '') return '';

@@ -1,5 +1,5 @@
 export { QUOTES, stringLiteral, taskComment, type Quote } from './starter.js';
-export { fixedStarter, setupFor, type SetupOptions, type SetupSample } from './setup.js';
+export { fixedStarter, setupFor, setupSampleOf, type SetupOptions, type SetupSample } from './setup.js';
 export type { CompletionMode, HttpClient, Setup, StarterOrigin } from '../api/setup.js';
 export { jsLiteral, oracleProgram, type CallStyle } from './oracle.js';
 export { fetchOracleProgram, queryOf } from './fetchOracle.js';

@@ -1,6 +1,6 @@
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { JsonValue, RequestConfig, SampleFields } from '../api/schemas.js';
 import type { CompletionMode } from '../api/setup.js';
-import { setupFor, type SetupSample } from './setup.js';
+import { setupFor, setupSampleOf, type SetupSample } from './setup.js';
 import { stringLiteral, type Quote } from './starter.js';
 
 export type CallStyle = 'then' | 'await';
@@ -51,8 +51,10 @@ function queryKeys(url: string): Set<string> {
  * the task filled in, or the benchmark's fixed one) followed by the completion a perfect model
  * would write, in the given quote and call style.
  */
-export function oracleProgram(sample: SetupSample & { config: RequestConfig }, mode: CompletionMode, quote: Quote = 'single', style: CallStyle = 'then'): { starter: string; completion: string; program: string } {
-  const { config } = sample;
+export function oracleProgram(stored: SetupSample & { config: RequestConfig; fields?: SampleFields | undefined }, mode: CompletionMode, quote: Quote = 'single', style: CallStyle = 'then'): { starter: string; completion: string; program: string } {
+  // A stored sample carries its real-world fields in `fields`.
+  const sample: SetupSample = stored.fields ? { ...stored, ...setupSampleOf(stored) } : stored;
+  const { config } = stored;
   const setup = setupFor(sample, mode, { quote, awaitStyle: style === 'await' });
   const starter = setup.starter;
   const own = setup.origin === 'sample';

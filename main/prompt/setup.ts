@@ -1,5 +1,5 @@
 import { parse } from 'acorn-loose';
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import { RealWorldFieldsSchema, type JsonValue, type RequestConfig, type SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient, PromptStyle, Setup } from '../api/setup.js';
 import { stringLiteral, taskComment, type Quote } from './starter.js';
 
@@ -13,6 +13,22 @@ export interface SetupSample {
   readonly definitions?: Readonly<Record<string, JsonValue>>;
   /** The URL with `${name}` references to the definitions, used by argument completion's starter. */
   readonly template_url?: string;
+}
+
+/**
+ * A stored sample as a setup reads it: the real-world fields out of its `fields` (a field of the
+ * wrong type, which the import refuses, is left out rather than trusted).
+ */
+export function setupSampleOf(sample: { readonly task: string; readonly config: Pick<RequestConfig, 'method' | 'url'>; readonly fields?: SampleFields | undefined }): SetupSample {
+  const known = RealWorldFieldsSchema.safeParse(sample.fields ?? {});
+  const rw = known.success ? known.data : {};
+  return {
+    task: sample.task,
+    config: sample.config,
+    ...(rw.starter_code !== undefined ? { starter_code: rw.starter_code } : {}),
+    ...(rw.definitions !== undefined ? { definitions: rw.definitions } : {}),
+    ...(rw.template_url !== undefined ? { template_url: rw.template_url } : {}),
+  };
 }
 
 export interface SetupOptions {

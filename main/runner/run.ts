@@ -1,9 +1,9 @@
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
 import type { GenerationBackend, Generation } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { promptFor, setupFor, type PromptStyle } from '../prompt/index.js';
+import { promptFor, setupFor, setupSampleOf, type PromptStyle } from '../prompt/index.js';
 import { classifyFailure, statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
 import { evaluateCode } from './evaluate.js';
@@ -16,10 +16,8 @@ export interface RunSample {
   readonly config: RequestConfig;
   /** Lines of API knowledge for the prompt (the run's knowledge condition; see withKnowledge). */
   readonly knowledge?: readonly string[];
-  /** A real-world sample's own starter code, definitions and template URL (see Setup). */
-  readonly starter_code?: string;
-  readonly definitions?: Readonly<Record<string, JsonValue>>;
-  readonly template_url?: string;
+  /** The sample's other fields: a real-world sample's own starter code, definitions and template URL (see Setup). */
+  readonly fields?: SampleFields;
 }
 
 export interface RunProgress {
@@ -159,8 +157,8 @@ export async function executeRun(input: {
     const { sample, attempt } = item;
     current = sample;
     const spec = input.specs.get(sample.api);
-    const setup = setupFor(sample, plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? 'axios' });
-    const prompt = promptFor(setup.style)(sample, setup);
+    const setup = setupFor(setupSampleOf(sample), plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? 'axios' });
+    const prompt = promptFor(setup.style)({ ...sample, ...setupSampleOf(sample) }, setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
     let record: RunSampleRecord;
     try {

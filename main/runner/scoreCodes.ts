@@ -1,8 +1,8 @@
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { setupFor } from '../prompt/index.js';
+import { setupFor, setupSampleOf } from '../prompt/index.js';
 import { statisticsPerApi, type CompatMode, type Statistics } from '../scoring/index.js';
 import { evaluateCode, type CodeEvaluation } from './evaluate.js';
 
@@ -12,10 +12,8 @@ export interface CodeSample {
   readonly api: string;
   readonly config: RequestConfig;
   readonly task?: string;
-  /** A real-world sample's own starter: its code is read and run as upstream's real-world pipeline does (see Setup). */
-  readonly starter_code?: string;
-  readonly definitions?: Readonly<Record<string, JsonValue>>;
-  readonly template_url?: string;
+  /** The sample's other fields: with its own starter code, its code is read and run as upstream's real-world pipeline does (see Setup). */
+  readonly fields?: SampleFields;
 }
 
 export interface ScoredCode {
@@ -54,7 +52,8 @@ export async function scoreCodes(input: {
       const code = input.codes.get(sample.index) ?? '';
       // Code files of the fixed starter are read as they always were (the call searched from the start).
       const client = input.client ?? 'axios';
-      const setup = sample.starter_code === undefined && client === 'axios' ? undefined : setupFor({ ...sample, task: sample.task ?? '' }, 'full', { client });
+      const own = setupSampleOf({ ...sample, task: sample.task ?? '' });
+      const setup = own.starter_code === undefined && client === 'axios' ? undefined : setupFor(own, 'full', { client });
       const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default', setup);
       input.onProgress?.(++done, todo.length);
       return { index: sample.index, api: sample.api, code, evaluation };

@@ -2,15 +2,16 @@ import { Worker } from 'node:worker_threads';
 import type { FileInput } from '../api/contract.js';
 import { fail, type Result } from '../api/result.js';
 import type { ApiSpec } from '../openapi/index.js';
-import type { PreparedDataset, ProgressFn } from './prepare.js';
+import type { PreparedDataset, PrepareOptions, ProgressFn } from './prepare.js';
 
 /** What an import stores: the checked samples and, per API, its spec file and title. prepareDataset's result is one. */
 export interface ImportPlan {
   readonly samples: PreparedDataset['samples'];
   readonly specs: ReadonlyMap<string, { readonly api: string; readonly file: FileInput; readonly original?: FileInput; readonly spec: Pick<ApiSpec, 'title'> }>;
+  readonly skipped?: PreparedDataset['skipped'];
 }
 
-export type PrepareImport = (dataset: FileInput, specs: readonly FileInput[], progress?: ProgressFn) => Promise<Result<ImportPlan>>;
+export type PrepareImport = (dataset: FileInput, specs: readonly FileInput[], progress?: ProgressFn, options?: PrepareOptions) => Promise<Result<ImportPlan>>;
 
 /** The heap an import's parse and check may use; far above WAPIIBench's, far below the machine's. */
 const IMPORT_HEAP_MB = 1024;
@@ -68,13 +69,13 @@ function importWorker(): Worker {
  * with a capped heap: input that explodes while parsing ends that import with an error, not the
  * process (the worker is replaced for the next one).
  */
-export const prepareInWorker: PrepareImport = (dataset, specs, progress) => {
+export const prepareInWorker: PrepareImport = (dataset, specs, progress, options) => {
   const run = queue.then(
     () =>
       new Promise<Result<ImportPlan>>((resolve) => {
         const job: Job = { id: nextId++, filename: dataset.filename, progress, resolve };
         current = job;
-        importWorker().postMessage({ id: job.id, dataset, specs });
+        importWorker().postMessage({ id: job.id, dataset, specs, options: options ?? {} });
       }),
   );
   queue = run;

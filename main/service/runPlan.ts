@@ -11,7 +11,8 @@ import type { RunInput } from '../store/runs.js';
 export type StartRunInput = z.output<typeof StartRunInputSchema>;
 
 /** What identifies a sample's content: a later edit of task or expected request changes it. */
-export const contentHash = (s: Pick<Sample, 'task' | 'config'>): string => sha256(JSON.stringify({ task: s.task, config: s.config }));
+/** What a sample says, hashed: its task and expected request, and its other fields where it has any (an edited starter is an edited sample). */
+export const contentHash = (s: Pick<Sample, 'task' | 'config' | 'fields'>): string => sha256(JSON.stringify({ task: s.task, config: s.config, ...(s.fields ? { fields: s.fields } : {}) }));
 
 /** The samples a subset selects, in dataset order; every given filter must hold. */
 export function selectSubset(samples: readonly Sample[], subset: RunSubset): Sample[] {
@@ -33,7 +34,7 @@ export function emptySubsetMessage(datasetName: string, samples: readonly Sample
 
 /** The snapshot a run keeps of each sample it takes; `index` is the sample's position in the dataset. */
 export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<string, string>): RunInput[] {
-  return samples.map((s) => ({ index: s.position, sampleId: s.id, api: s.api, task: s.task, config: s.config, specHash: specHashes.get(s.api) ?? null, contentHash: contentHash(s) }));
+  return samples.map((s) => ({ index: s.position, sampleId: s.id, api: s.api, task: s.task, config: s.config, specHash: specHashes.get(s.api) ?? null, contentHash: contentHash(s), ...(s.fields ? { fields: s.fields } : {}) }));
 }
 
 /** The knowledge conditions of a start, parsed, in the order given, without repeats. */

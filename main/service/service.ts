@@ -186,7 +186,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   async importDataset(input: Parsed<'importDataset'>): Promise<Output<'importDataset'>> {
     const task = `import ${input.dataset.filename}`;
     const prepared = unwrap(
-      await this.prepare(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message })),
+      await this.prepare(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message }), { skipMissingSpecs: input.skipMissingSpecs ?? false }),
     );
     const datasetId = this.store.createDataset({
       name: input.name ?? input.dataset.filename.replace(/\.json$/i, ''),
@@ -198,7 +198,7 @@ export class WorkbenchService implements WorkbenchHandlers {
     // A converted Swagger 2.0 file's original, kept beside it (the converted document names its sha-256).
     for (const { original, spec } of prepared.specs.values()) if (original) this.store.putSpec({ filename: original.filename, title: spec.title, content: original.content });
     this.emit({ type: 'datasetsChanged' });
-    return this.dataset(datasetId);
+    return { ...this.dataset(datasetId), ...(prepared.skipped ? { skipped: [...prepared.skipped] } : {}) };
   }
 
   async exportDataset(input: Parsed<'exportDataset'>): Promise<Output<'exportDataset'>> {
@@ -336,7 +336,8 @@ export class WorkbenchService implements WorkbenchHandlers {
         const after: SampleState = {
           task: input.task ?? current.task,
           config: input.config ?? current.config,
-          reviewState: input.reviewState ?? (input.config || input.task ? 'fixed' : current.reviewState),
+          reviewState: input.reviewState ?? (input.config || input.task || input.fields ? 'fixed' : current.reviewState),
+          ...(input.fields ? { fields: input.fields } : {}),
         };
         return ok({ after, findings: checkSample(spec, { ...current, config: after.config }) });
       },

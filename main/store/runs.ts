@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RequestConfig } from '../api/schemas.js';
+import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { Store } from './store.js';
 
 /** A sample exactly as a run took it: later edits of the dataset never change it. */
@@ -13,6 +13,8 @@ export interface RunInput {
   readonly contentHash: string;
   /** The API knowledge lines the run's knowledge condition put in this sample's prompt (none: absent). */
   readonly knowledge?: readonly string[];
+  /** The sample's other fields (a real-world sample's starter code, definitions, ...), as the run saw them. */
+  readonly fields?: SampleFields;
 }
 
 export type StoredRunStatus = 'queued' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'failed';
@@ -161,8 +163,8 @@ export class RunRepository {
           )
           .run(run.kind, now(), run.dataset, JSON.stringify(run.settings), run.status, JSON.stringify(run.manifest), run.datasetId, JSON.stringify(run.model), JSON.stringify(run.subset), run.ownerPid, run.demo ? 1 : 0, run.total).lastInsertRowid,
       );
-      const add = this.db.prepare('INSERT INTO run_inputs (run_id, sample_index, sample_id, api, task, config, spec_hash, content_hash, knowledge) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-      for (const s of run.inputs) add.run(id, s.index, s.sampleId, s.api, s.task, JSON.stringify(s.config), s.specHash, s.contentHash, s.knowledge && s.knowledge.length > 0 ? JSON.stringify(s.knowledge) : null);
+      const add = this.db.prepare('INSERT INTO run_inputs (run_id, sample_index, sample_id, api, task, config, spec_hash, content_hash, knowledge, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const s of run.inputs) add.run(id, s.index, s.sampleId, s.api, s.task, JSON.stringify(s.config), s.specHash, s.contentHash, s.knowledge && s.knowledge.length > 0 ? JSON.stringify(s.knowledge) : null, s.fields ? JSON.stringify(s.fields) : null);
       return id;
     });
   }
@@ -212,6 +214,7 @@ export class RunRepository {
       spec_hash: string | null;
       content_hash: string;
       knowledge: string | null;
+      fields: string | null;
     }[];
     return rows.map((r) => ({
       index: r.sample_index,
@@ -222,6 +225,7 @@ export class RunRepository {
       specHash: r.spec_hash,
       contentHash: r.content_hash,
       ...(r.knowledge !== null ? { knowledge: JSON.parse(r.knowledge) as string[] } : {}),
+      ...(r.fields !== null ? { fields: JSON.parse(r.fields) as SampleFields } : {}),
     }));
   }
 

@@ -12,6 +12,7 @@ import {
   type ReviewState,
   type Revision,
   type Sample,
+  type SampleFields,
   type SourceNotes,
 } from '../api/schemas.js';
 import { MIGRATIONS } from './migrations.js';
@@ -31,6 +32,8 @@ export interface NewSample {
   readonly config: RequestConfig;
   readonly source: SourceNotes;
   readonly findings: readonly Finding[];
+  /** The sample's other fields from its file (the real-world dataset's), kept verbatim. */
+  readonly fields?: SampleFields;
 }
 
 export interface NewDataset {
@@ -93,6 +96,11 @@ export interface SampleState {
   readonly task: string;
   readonly config: RequestConfig;
   readonly reviewState: ReviewState;
+  /**
+   * The sample's other fields (starter code, definitions, ...), where the edit changes them; a
+   * state without them leaves the sample's fields as they are.
+   */
+  readonly fields?: SampleFields | undefined;
 }
 
 export interface EditMeta {
@@ -124,6 +132,7 @@ interface SampleRow {
   findings: string;
   check_status: CheckStatus;
   updated_at: string;
+  fields: string | null;
 }
 
 interface RevisionRow {
@@ -153,6 +162,7 @@ function toSample(row: SampleRow): Sample {
     findings: JSON.parse(row.findings) as Finding[],
     checkStatus: row.check_status,
     updatedAt: row.updated_at,
+    ...(row.fields !== null ? { fields: JSON.parse(row.fields) as SampleFields } : {}),
   };
 }
 
@@ -401,14 +411,14 @@ export class Store implements Disposable {
       const addApi = db.prepare('INSERT INTO dataset_apis (dataset_id, api, spec_hash) VALUES (?, ?, ?)');
       for (const { api, spec } of input.apis) addApi.run(datasetId, api, this.putSpec(spec));
       const addSample = db.prepare(
-        `INSERT INTO samples (dataset_id, id, position, api, task, config, source, findings, check_status, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO samples (dataset_id, id, position, api, task, config, source, findings, check_status, updated_at, fields)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       const addRevision = db.prepare('INSERT INTO revisions (dataset_id, sample_id, author, at, reason, before, after) VALUES (?, ?, ?, ?, ?, NULL, ?)');
       const reason = `imported from ${input.source}`;
       input.samples.forEach((s, position) => {
-        addSample.run(datasetId, s.id, position, s.api, s.task, JSON.stringify(s.config), JSON.stringify(s.source), JSON.stringify(s.findings), statusOf(s.findings), at);
-        const after: SampleState = { task: s.task, config: s.config, reviewState: 'unreviewed' };
+        addSample.run(datasetId, s.id, position, s.api, s.task, JSON.stringify(s.config), JSON.stringify(s.source), JSON.stringify(s.findings), statusOf(s.findings), at, s.fields ? JSON.stringify(s.fields) : null);
+        const after: SampleState = { task: s.task, config: s.config, reviewState: 'unreviewed', ...(s.fields ? { fields: s.fields } : {}) };
         addRevision.run(datasetId, s.id, input.author, at, reason, JSON.stringify(after));
       });
       return datasetId;
@@ -462,6 +472,10 @@ export class Store implements Disposable {
     this.handle
       .prepare('UPDATE samples SET task = ?, config = ?, review_state = ?, findings = ?, check_status = ?, updated_at = ? WHERE dataset_id = ? AND id = ?')
       .run(state.task, JSON.stringify(state.config), state.reviewState, JSON.stringify(findings), statusOf(findings), now(), datasetId, sampleId);
+    if (state.fields !== undefined) {
+      const fields = Object.keys(state.fields).length > 0 ? JSON.stringify(state.fields) : null;
+      this.handle.prepare('UPDATE samples SET fields = ? WHERE dataset_id = ? AND id = ?').run(fields, datasetId, sampleId);
+    }
   }
 
   /** The sample's newest revision that is not undone: the one whose `after` is its current state. */
@@ -489,7 +503,8 @@ export class Store implements Disposable {
       const changed = change(current);
       if (!changed.ok) return changed;
       const { after, findings } = changed.value;
-      const before: SampleState = { task: current.task, config: current.config, reviewState: current.reviewState };
+      // An edit of the fields records them before too, so undo restores them.
+      const before: SampleState = { task: current.task, config: current.config, reviewState: current.reviewState, ...(after.fields !== undefined ? { fields: current.fields ?? {} } : {}) };
       this.handle
         .prepare('INSERT INTO revisions (dataset_id, sample_id, author, at, reason, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(datasetId, sampleId, meta.author, now(), meta.reason, JSON.stringify(before), JSON.stringify(after));

@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../main/api/schemas.js';
+import { parseDataset } from '../../main/dataset/index.js';
+import { createExecutor } from '../../main/execution/index.js';
+import { oracleProgram, setupFor, setupSampleOf, type CompletionMode, type Quote } from '../../main/prompt/index.js';
+import { evaluateCode, scoreCodes } from '../../main/runner/index.js';
+import { localClient, openWorkbench, prepareDataset, type Workbench } from '../../main/service/index.js';
+import { readFileInput, readSpecDir } from '../../main/cli/files.js';
+import { hasWapiiBench, REPO_ROOT, tempDir } from '../support/paths.js';
+import { loadWapiiBench } from '../support/wapiibench.js';
+
+/** Our own small dataset in the benchmark's real-world format (scoring.md §1), with small specs of its APIs. */
+const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'realworld');
+const DATASET = path.join(FIXTURE, 'dataset.json');
+const SPECS = path.join(FIXTURE, 'specs');
+const unwrap = <T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T => {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+};
+
+describe('the real-world dataset format, end to end', () => {
+  let wb: Workbench;
+  const executor = createExecutor({ workers: 1 });
+  beforeAll(() => {
+    wb = openWorkbench({ db: path.join(tempDir(), 'wapii.db') });
+  });
+  afterAll(async () => {
+    wb.store.close();
+    await executor[Symbol.asyncDispose]();
+  });
+
+  it('imports every field, checks the samples as any other, and a flat export is JSON-equal to the input', async () => {
+    const client = localClient(wb.service);
+    const input = JSON.parse(fs.readFileSync(DATASET, 'utf8')) as Record<string, JsonValue>[];
+    const summary = await client.importDataset({ dataset: unwrap(readFileInput(DATASET)), specs: unwrap(readSpecDir(SPECS)) });
+    expect(summary).toMatchObject({ sampleCount: input.length, flaggedCount: 0 });
+    const samples = await client.listSamples({ datasetId: summary.id });
+    expect(samples.map((s) => s.findings)).toEqual(input.map(() => []));
+    // Kept: the starter, the definitions (nested), the template URL, the provenance, an unknown field.
+    expect(samples[1]!.fields).toMatchObject({ starter_code: input[1]!['starter_code'], definitions: { owner: 'natsukagami', perPage: 5 }, template_url: input[1]!['template_url'], repo_name: 'example/release-watch', notes: { picked_by: 'fixture', reviewed: true } });
+    const { files } = await client.exportDataset({ datasetId: summary.id, format: 'flat' });
+    const exported = JSON.parse(Object.values(files)[0]!) as unknown[];
+    exported.forEach((sample, i) => expect(sample, `sample ${i}`).toEqual(input[i]));
+    expect(exported).toHaveLength(input.length);
+  });
+
+  it('keeps an edited starter and definitions, and undo restores them', async () => {
+    const client = localClient(wb.service);
+    const [dataset] = await client.listDatasets({});
+    const [first] = await client.listSamples({ datasetId: dataset!.id });
+    const fields = { ...first!.fields, starter_code: `${String(first!.fields!['starter_code'])}`.replace('getBio', 'getProfile'), definitions: { constants: {}, username: 'octocat' } };
+    const edited = await client.editSample({ datasetId: dataset!.id, sampleId: first!.id, fields, config: { ...first!.config, url: 'https://api.github.com/users/octocat' }, reason: 'another user' });
+    expect(edited.sample.fields).toEqual(fields);
+    const undone = await client.undoEdit({ datasetId: dataset!.id, sampleId: first!.id });
+    expect(undone.sample.fields).toEqual(first!.fields);
+  });
+
+  const combos = (['full', 'argument'] as CompletionMode[]).flatMap((mode) => (['single', 'double', 'backtick'] as Quote[]).map((quote) => [mode, quote] as const));
+  it.each(combos)('the oracle (the starter with the task and the expected call) scores 100%% correct: %s completion, %s quotes', async (mode, quote) => {
+    const prepared = unwrap(await prepareDataset(unwrap(readFileInput(DATASET)), unwrap(readSpecDir(SPECS))));
+    const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
+    const verdicts = [];
+    for (const s of prepared.samples) {
+      const { program } = oracleProgram(s, mode, quote, quote === 'double' ? 'await' : 'then');
+      const setup = setupFor(setupSampleOf(s), mode);
+      expect(program.startsWith(setup.starter)).toBe(true);
+      const e = await evaluateCode(program, s.config, specs.get(s.api)!, executor, 'default', setup);
+      verdicts.push({ api: s.api, verdict: e.verdict.sample_verdict, runs: 'runs' in e.extraction ? e.extraction.runs : e.extraction.error, error: e.execution?.error?.message });
+    }
+    expect(verdicts).toEqual(prepared.samples.map((s) => ({ api: s.api, verdict: 'correct', runs: 'own-starter', error: undefined })));
+  });
+
+  it('scores code files written inside the starter (wapii score): the definitions are in scope, the starter is not a syntax error', async () => {
+    const prepared = unwrap(await prepareDataset(unwrap(readFileInput(DATASET)), unwrap(readSpecDir(SPECS))));
+    const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
+    // A model that uses the definitions, as the tasks ask.
+    const byDefinitions = [
+      "get(`https://api.github.com/users/${username}`)\n  }\n};\n",
+      "get(`https://api.github.com/repos/${owner}/themis-web-interface/releases`, { params: { per_page: perPage } })\n  return res.data\n}\n",
+      "get('https://api.frankerfacez.com/v1/emoticons', { params: { q: args.emoteName, page: 1, private: 'on' } });\n\t\t} catch (e) {}\n\t}\n}\n",
+      "get('https://api.etherscan.io/api', { params: { module: 'account', action: 'balance', address, tag: 'latest', apikey: apiKey } })\n          .then(resolve, reject);\n      });\n    }\n  };\n};\n",
+      "post('https://jsonplaceholder.typicode.com/posts', { title: post.title, body: post.body, userId: post.author.id })\n  return data\n}\n",
+    ];
+    const codes = new Map(prepared.samples.map((s, i) => [i, setupFor(setupSampleOf(s), 'full').starter + byDefinitions[i]!]));
+    const scores = await scoreCodes({ samples: prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task, ...(s.fields ? { fields: s.fields } : {}) })), codes, specs, executor });
+    expect(scores.samples.map((s) => s.evaluation.verdict.sample_verdict)).toEqual(prepared.samples.map(() => 'correct'));
+    expect(scores.statistics).toMatchObject({ samples_total: 5, samples_correct: 5 });
+  });
+
+  it('refuses a dataset with an API no spec describes, one line per API, and imports the rest when asked', async () => {
+    const client = localClient(wb.service);
+    const specs = unwrap(readSpecDir(SPECS)).filter((f) => !/github|etherscan/.test(f.filename));
+    const dataset = unwrap(readFileInput(DATASET));
+    await expect(client.importDataset({ dataset, specs })).rejects.toMatchObject({
+      code: 'bad_input',
+      message: expect.stringMatching(/API `github_v3` \(2 samples, first: sample 0\): no spec github_v3\.yaml or github_v3\.json was given\nAPI `etherscan_v1` \(1 sample, first: sample 3\): no spec/),
+    });
+    const partial = await client.importDataset({ dataset, specs, skipMissingSpecs: true, name: 'partial' });
+    expect(partial).toMatchObject({ sampleCount: 2, skipped: [{ api: 'github_v3', samples: 2 }, { api: 'etherscan_v1', samples: 1 }] });
+  });
+
+  it('refuses a real-world field of the wrong type in one line', () => {
+    const bad = JSON.stringify([{ api: 'a', task: 't', config: { url: 'https://x/y', method: 'get' }, starter_code: 42 }]);
+    expect(parseDataset(bad, 'bad.json')).toMatchObject({ ok: false, error: { message: 'bad.json: sample 0: `starter_code` expected string, received number' } });
+  });
+});
+
+describe.runIf(hasWapiiBench)('the extraction fallback scores as the reference does', () => {
+  const executor = createExecutor({ workers: 1 });
+  afterAll(() => executor[Symbol.asyncDispose]());
+
+  // The ground-truth call of a sample, written where our own cut would leave a syntax error.
+  const wrappers: Record<string, (call: string) => string> = {
+    'a top-level try': (call) => `try {\n  const response = await axios.${call};\n  console.log(response.data);\n} catch (error) {\n  console.error(error);\n}\n`,
+    'a helper function': (call) => `function send() {\n  return axios.${call};\n}\nsend();\n`,
+    'an async IIFE': (call) => `(async () => {\n  const response = await axios.${call};\n  console.log(response.data);\n})();\n`,
+    'a code fence': (call) => "```javascript\nconst axios = require('axios');\n\naxios." + `${call}\n  .then((r) => console.log(r.data));\n` + '```\n',
+  };
+  for (const [where, wrap] of Object.entries(wrappers)) {
+    it(`a call inside ${where}: the same verdicts as --compat reference, all correct`, async () => {
+      const { samples, specs } = await loadWapiiBench();
+      // One sample per API, with a body, query or header argument each.
+      const picked = [0, 170, 210, 230, 300].map((i) => samples[i]!);
+      for (const s of picked) {
+        const { starter, completion } = oracleProgram(s, 'full');
+        const call = completion.slice(0, completion.indexOf('\n  .then'));
+        const head = starter.slice(0, starter.lastIndexOf('axios.'));
+        const text = where === 'a code fence' ? wrap(call) : head + wrap(call);
+        const ours = await evaluateCode(text, s.config, specs.get(s.api)!, executor, 'default', setupFor(s, 'full'));
+        const reference = await evaluateCode(text, s.config, specs.get(s.api)!, executor, 'reference', setupFor(s, 'full'));
+        expect(ours.extraction).toMatchObject({ runs: 'call-alone' });
+        expect(ours.verdict).toEqual(reference.verdict);
+        expect(ours.verdict.sample_verdict).toBe('correct');
+      }
+    });
+  }
+});
