@@ -29,7 +29,8 @@ export function PerApiChart({ run }: { run: RunDetail }): React.JSX.Element {
     return { api, correct: correct.value, correctErr: correct.err, illegal: illegal.value, illegalErr: illegal.err };
   });
   return (
-    <figure className="chart" data-testid="chart-per-api">
+    // Beyond three APIs the chart takes a full row, so every API's label has room beside its neighbours.
+    <figure className={`chart${data.length > 4 ? ' wide' : ''}`} data-testid="chart-per-api">
       <figcaption>Correct (t) and illegal (e) implementations per API, with 95% intervals</figcaption>
       <ResponsiveContainer width="100%" height={220}>
         <BarChart data={data} margin={{ top: 16, right: 8, left: 0, bottom: 0 }}>

@@ -45,7 +45,7 @@ export function RunsPage(): React.JSX.Element {
       column.accessor((r) => r.model ?? (r.kind === 'generation' ? 'remote' : r.kind), { id: 'model', header: 'Model', size: 140, cell: ({ getValue }) => <span title={getValue()}>{getValue()}</span> }),
       column.accessor('dataset', {
         header: 'Dataset',
-        size: 120,
+        size: 110,
         cell: ({ row }) => (
           <>
             {row.original.dataset}
@@ -58,12 +58,12 @@ export function RunsPage(): React.JSX.Element {
           </>
         ),
       }),
-      column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 72 }),
-      column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 100 }),
-      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 90 }),
+      column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 64 }),
+      column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 90 }),
+      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 88 }),
       column.accessor('status', {
         header: 'Status',
-        size: 180,
+        size: 210,
         cell: ({ row }) => (
           <div className="status-cell">
             <span className={`status s-${row.original.status}`}>{row.original.status}</span>
@@ -94,8 +94,8 @@ export function RunsPage(): React.JSX.Element {
           </>
         ),
       }),
-      column.accessor('createdAt', { header: 'Date', size: 118, cell: ({ getValue }) => when(getValue()) }),
-      column.display({ id: 'actions', header: '', size: 130, cell: ({ row }) => <RunActions run={row.original} /> }),
+      column.accessor('createdAt', { header: 'Date', size: 136, cell: ({ getValue }) => when(getValue()) }),
+      column.display({ id: 'actions', header: '', size: 100, cell: ({ row }) => <RunActions run={row.original} /> }),
     ],
     [chosen],
   );
