@@ -23,7 +23,8 @@ export function startServe(args: readonly string[], options: { env?: NodeJS.Proc
   });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wapii serve printed no URL within 30 s:\n${output}`)), 30_000);
+    // Generous: on a loaded machine (2 cores shared by many test processes) tsx alone can take 30 s to start serve.
+    const timer = setTimeout(() => reject(new Error(`wapii serve printed no URL within 120 s:\n${output}`)), 120_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
       const match = /at (http:\/\/\S+\/\?token=(\S+))/.exec(output);
