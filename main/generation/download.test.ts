@@ -108,3 +108,23 @@ describe('a download that cannot succeed ends at once, with one line', () => {
     expect(messages.filter((m) => m.includes('retry'))).toEqual([1, 2, 3].map((n) => `the server closed the connection after 4.0 KiB of 97.7 KiB; retry ${n} of 3 in 0.1 s`));
   });
 });
+
+describe('hf: references', () => {
+  it('hf:user/repo:quant downloads the file the endpoint’s manifest names', async () => {
+    const server = await downloadStandIn();
+    try {
+      server.routes.set('/v2/u/r/manifests/Q8_0', { data: Buffer.from(JSON.stringify({ ggufFile: { rfilename: 'sub/r-Q8_0.gguf' } })) });
+      server.routes.set('/u/r/resolve/main/sub/r-Q8_0.gguf', { data: bytes });
+      const state = fresh();
+      const file = await downloadModelFile({ folder: tempDir(), source: 'hf:u/r:Q8_0', hfEndpoint: `${server.origin}/`, signal: new AbortController().signal, state });
+      expect(path.basename(file)).toBe('r-Q8_0.gguf');
+      expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+      expect(server.seen.find((r) => r.path === '/v2/u/r/manifests/Q8_0')?.headers['user-agent']).toBe('llama-cpp');
+      await expect(downloadModelFile({ folder: tempDir(), source: 'hf:u/r:Q2_K', hfEndpoint: `${server.origin}/`, signal: new AbortController().signal, state: fresh() })).rejects.toThrow(
+        /^the server answered 404 for http:\/\/127\.0\.0\.1:\d+\/v2\/u\/r\/manifests\/Q2_K: no such model or quantisation$/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});

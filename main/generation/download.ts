@@ -59,17 +59,27 @@ export function defaultHfEndpoint(env: NodeJS.ProcessEnv = process.env): string 
   return configured ?? 'https://huggingface.co/';
 }
 
-/** `hf:user/repo/path/file.gguf[#branch]` as a URL on the endpoint; anything else stays as given. */
-export function resolveSource(source: string, endpoint: string): string {
-  const ref = /^(?:hf|huggingface):(?:\/\/)?([^/\s#]+)\/([^/\s#]+)\/([^#\s]+)(?:#(\S+))?$/.exec(source);
-  if (!ref) {
-    if (/^(?:hf|huggingface):/.test(source)) throw new FinalError(`cannot resolve ${source}: name the file, as hf:user/repo/file.gguf`);
-    return source;
-  }
-  const [, user, repo, file, branch] = ref as unknown as [string, string, string, string, string | undefined];
+/**
+ * What a source names: a URL; `hf:user/repo/path/file.gguf[#branch]`, a file on the endpoint; or
+ * `hf:user/repo[:quant]`, whose file the endpoint's manifest names (as llama.cpp resolves it).
+ */
+export type ResolvedSource = { readonly url: string } | { readonly manifest: string; readonly user: string; readonly repo: string };
+
+export function resolveSource(source: string, endpoint: string): ResolvedSource {
   const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
   const encode = (p: string): string => p.split('/').map(encodeURIComponent).join('/');
-  return `${base}${encodeURIComponent(user)}/${encodeURIComponent(repo)}/resolve/${encodeURIComponent(branch ?? 'main')}/${encode(file)}`;
+  const file = /^(?:hf|huggingface):(?:\/\/)?([^/\s#:]+)\/([^/\s#:]+)\/([^#\s]+)(?:#(\S+))?$/.exec(source);
+  if (file) {
+    const [, user, repo, name, branch] = file as unknown as [string, string, string, string, string | undefined];
+    return { url: `${base}${encodeURIComponent(user)}/${encodeURIComponent(repo)}/resolve/${encodeURIComponent(branch ?? 'main')}/${encode(name)}` };
+  }
+  const tagged = /^(?:hf|huggingface):(?:\/\/)?([^/\s#:]+)\/([^/\s#:]+)(?::([\w.-]+))?$/.exec(source);
+  if (tagged) {
+    const [, user, repo, tag] = tagged as unknown as [string, string, string, string | undefined];
+    return { manifest: `${base}v2/${encodeURIComponent(user)}/${encodeURIComponent(repo)}/manifests/${encodeURIComponent(tag ?? 'latest')}`, user, repo };
+  }
+  if (/^(?:hf|huggingface):/.test(source)) throw new FinalError(`cannot resolve ${source}: write hf:user/repo/file.gguf or hf:user/repo:quant`);
+  return { url: source };
 }
 
 /**
@@ -180,23 +190,20 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
   const delay = options.retryDelayMs ?? ((n: number) => 1000 * 2 ** (n - 1));
   const idle = options.idleTimeoutMs ?? 30_000;
   const { state, signal } = options;
-  const startUrl = new URL(resolveSource(options.source, endpoint));
-  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:') throw new FinalError(`cannot download ${options.source}: only http(s) URLs and hf: references`);
+  const resolved = resolveSource(options.source, endpoint);
   const partial = partialPath(options.folder, options.source);
   const metaFile = `${partial}.json`;
   fs.mkdirSync(path.dirname(partial), { recursive: true });
   const wanted = options.fileName ? safeFileName(options.fileName) : undefined;
-  const urlName = safeFileName(decodeURIComponent(startUrl.pathname.split('/').pop() ?? '')) ?? 'model.gguf';
-  state.file = path.join(options.folder, wanted ?? urlName);
 
   /** One GET, following redirects by hand: only to http(s), and the token never past another origin. */
-  const request = (headers: Record<string, string>): Promise<Answer> =>
+  const request = (startUrl: URL, headers: Record<string, string>): Promise<Answer> =>
     new Promise<Answer>((resolve, reject) => {
       let url = startUrl;
       let crossed = false;
       const go = (hop: number): void => {
         if (signal.aborted) return reject(signal.reason as Error);
-        const send = { ...headers, 'User-Agent': 'wapii-workbench', ...(token && mayCarryToken(url, endpoint, crossed) ? { Authorization: `Bearer ${token}` } : {}) };
+        const send = { 'User-Agent': 'wapii-workbench', ...headers, ...(token && mayCarryToken(url, endpoint, crossed) ? { Authorization: `Bearer ${token}` } : {}) };
         const lib = url.protocol === 'https:' ? https : http;
         const req = lib.get(url, { headers: send, signal, ...(options.ca && url.protocol === 'https:' ? { ca: options.ca } : {}) }, (res) => {
           const status = res.statusCode ?? 0;
@@ -222,6 +229,32 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
       go(0);
     });
 
+  /** The file a `hf:user/repo:quant` reference means, from the endpoint's manifest (llama.cpp's User-Agent asks for its ggufFile). */
+  const fromManifest = async (manifest: string, user: string, repo: string): Promise<string> => {
+    const { response: res, url } = await request(new URL(manifest), { 'User-Agent': 'llama-cpp', Accept: 'application/json' });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > 2 ** 20) throw new FinalError(`the manifest at ${url.href.slice(0, 200)} is larger than 1 MB`);
+      chunks.push(chunk);
+    }
+    if (res.statusCode !== 200) throw new FinalError(`the server answered ${res.statusCode ?? 0} for ${url.href.slice(0, 200)}: no such model or quantisation`);
+    let name: unknown;
+    try {
+      name = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ggufFile?: { rfilename?: unknown } }).ggufFile?.rfilename;
+    } catch {
+      name = undefined;
+    }
+    if (typeof name !== 'string' || name === '' || name.split('/').some((p) => p === '' || p === '.' || p === '..')) throw new FinalError(`the manifest at ${url.href.slice(0, 200)} names no GGUF file`);
+    const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
+    return `${base}${encodeURIComponent(user)}/${encodeURIComponent(repo)}/resolve/main/${name.split('/').map(encodeURIComponent).join('/')}`;
+  };
+  const startUrl = new URL('url' in resolved ? resolved.url : await fromManifest(resolved.manifest, resolved.user, resolved.repo));
+  if (startUrl.protocol !== 'http:' && startUrl.protocol !== 'https:') throw new FinalError(`cannot download ${options.source}: only http(s) URLs and hf: references`);
+  const urlName = safeFileName(decodeURIComponent(startUrl.pathname.split('/').pop() ?? '')) ?? 'model.gguf';
+  state.file = path.join(options.folder, wanted ?? urlName);
+
   /** One attempt: resume where the partial file ends when the server confirms it is the same file, else start over. */
   const attempt = async (): Promise<'done'> => {
     const meta = readMeta(metaFile);
@@ -229,7 +262,7 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
     // If-Range takes a strong ETag or a date; without either the server cannot tell us the file is the same.
     const validator = meta?.etag && !meta.etag.startsWith('W/') ? meta.etag : (meta?.lastModified ?? null);
     const resume = have > 0 && validator !== null;
-    const { response: res, url } = await request(resume ? { Range: `bytes=${have}-`, 'If-Range': validator } : {});
+    const { response: res, url } = await request(startUrl, resume ? { Range: `bytes=${have}-`, 'If-Range': validator } : {});
     const status = res.statusCode ?? 0;
     if (status === 416 && resume && meta && meta.totalBytes === have) {
       res.resume();
