@@ -139,14 +139,14 @@ describe('hosted runs: limits, errors, cancel', () => {
       await server.close();
     }
     const c = await open({ OPENAI_API_KEY: KEY });
-    // The key is revoked after two answers.
-    const revoking = await startHostedStandIn({ kind: 'openai', key: KEY, model: 'gpt-4o', reply: (r, n) => (n <= 2 ? script(c.samples, 'openai')(r) : { status: 401, message: 'Incorrect API key provided', code: 'invalid_api_key' }) });
+    // The key is revoked after two answers (and the server echoes it back, which no error line repeats).
+    const revoking = await startHostedStandIn({ kind: 'openai', key: KEY, model: 'gpt-4o', reply: (r, n) => (n <= 2 ? script(c.samples, 'openai')(r) : { status: 401, message: `Incorrect API key provided: ${KEY}`, code: 'invalid_api_key' }) });
     try {
       const { runId } = await c.client.startRun({ datasetId: c.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o', baseUrl: revoking.url, concurrency: 1 } }, subset: { limit: 6 } });
       await c.workbench.service.evaluation.jobs.idle();
       const run = await c.client.getRun({ runId });
       expect(run.status).toBe('failed');
-      expect(run.error).toMatch(/^[^\n]*answered 401: Incorrect API key provided \(check the API key\)$/);
+      expect(run.error).toMatch(/^[^\n]*answered 401: Incorrect API key provided: <key> \(check the API key\)$/);
       expect(run.done).toBe(2);
       expect(c.workbench.store.getRun(runId)!.samples.filter((s) => s.error !== undefined)).toEqual([]);
     } finally {

@@ -19,6 +19,8 @@ export const GENERATION_RETRY: RetryPolicy = { retries: 4, minDelayMs: 500, maxD
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface HttpOptions {
+  /** The key a provider sends: cut out of every error message, whatever the server echoes back. */
+  readonly apiKey?: string;
   readonly fetch?: typeof fetch;
   readonly timeoutMs?: number;
   readonly retry?: RetryPolicy;
@@ -105,7 +107,9 @@ export async function requestJson(
       body = undefined;
     }
     if (response.ok && body !== undefined) return { status: response.status, headers: response.headers, body };
-    const message = `${where} answered ${response.status}: ${response.ok ? `something that is not JSON: ${text.slice(0, 120)}` : errorMessage(body, text)}`;
+    const said = `${where} answered ${response.status}: ${response.ok ? `something that is not JSON: ${text.slice(0, 120)}` : errorMessage(body, text)}`;
+    // A server may echo the key (in a message, or a body that is not JSON): it never reaches the run's error line.
+    const message = options.apiKey ? said.split(options.apiKey).join('<key>') : said;
     if (response.status === 401 || response.status === 403) throw new FatalProviderError(`${message} (check the API key)`, response.status);
     if ((response.status === 429 || response.status === 402) && QUOTA.test(text)) throw new FatalProviderError(message, response.status);
     throw new ProviderError(message, response.status, isRetryableStatus(response.status) || response.status === 529, parseRetryAfter(response.headers.get('retry-after')));
