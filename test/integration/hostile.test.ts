@@ -63,6 +63,12 @@ const CASES: readonly Case[] = [
   ['disguised', '%3F inside a path segment', '', `axios.get('${W}%3Fregion=eu', { ${AUTH}, params: { limit: 10 } });`, 'list', 'forged'],
   ['disguised', 'a repeated query key', '', `axios.get('${W}?region=us&region=eu', { ${AUTH}, params: { limit: 10 } });`, 'list', 'forged'],
   ['disguised', 'a __proto__ query key', '', `axios.get('${W}?__proto__=x', { ${AUTH}, params: { region: 'eu', limit: 10 } });`, 'list', 'forged'],
+  // Issue 23 (20-24) and the global fetch (issue 25 item 5).
+  ['hang', 'fetch headers whose iterator never ends', `fetch('${W}?region=eu&limit=10', { headers: { [Symbol.iterator]: function* () { for (;;) yield ['Authorization', 'Bearer <token>']; } } });`, GET_OK, 'list', 'forged'],
+  ['memory', 'a fetch body past 1 MB', `fetch('${W}', { method: 'POST', headers: { Authorization: 'Bearer <token>' }, body: 'x'.repeat(1.1e6) });`, POST_OK, 'create', 'forged'],
+  ['disguised', 'a url getter answering differently on each read', `require('axios').interceptors.request.use((c) => { let n = 0; return Object.defineProperty(c, 'url', { get() { return n++ === 0 ? 'https://api.harbor.example/v2/me' : '${W}'; } }); });`, GET_OK, 'list', 'forged'],
+  ['disguised', 'a header value with CR/LF smuggling a second header', '', `axios.get('${W}', { headers: { Authorization: 'Bearer <token>', 'X-Trace': 'a\\r\\nX-Forwarded-Host: evil.example' }, params: { region: 'eu', limit: 10 } });`, 'list', 'forged'],
+  ['hang', 'a nextTick loop', `const spin = () => process.nextTick(spin); spin();`, GET_OK, 'list', 'forged'],
 ];
 
 const program = (prefix: string, call: string): string => `// task\nconst axios = require('axios');\n${prefix}\n${call}\n`;
@@ -99,6 +105,7 @@ describe('hostile programs through the real `wapii score` process', () => {
     child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
     const memory = stop();
+    console.log(`hostile programs: ${CASES.length} classes, ${samples.length} programs scored; peak RSS ${memory.hostMb.toFixed(0)} MB (wapii score), ${memory.childMb.toFixed(0)} MB (a sandbox process)`);
     expect(exit).toEqual({ code: 0, signal: null });
     const result = JSON.parse(stdout) as { samples: Record<string, { sample_verdict: string; error_verdict: string | null }>; run: number };
 
