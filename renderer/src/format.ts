@@ -34,3 +34,6 @@ export function when(iso: string | null | undefined): string {
 
 /** A JSON value as it is written, so `50` and `"50"` look different. */
 export const json = (v: unknown): string => (v === undefined ? 'undefined' : JSON.stringify(v));
+
+/** "1 API", "4 APIs", "0 samples": a count with its noun in agreement. */
+export const counted = (n: number, noun: string, plural = `${noun}s`): string => `${n.toLocaleString()} ${n === 1 ? noun : plural}`;

@@ -27,7 +27,7 @@ describe.runIf(hasChromium && hasWapiiBench)('the workbench in Chromium on `wapi
   it('opens on the embedded demo dataset', async () => {
     await page.goto(serve.openUrl);
     await expect.poll(() => page.getByTestId('sample-count').textContent()).toBe('32 samples');
-    expect(await page.getByTestId('dataset-summary').textContent()).toBe('1 APIs · 4 flagged by checks');
+    expect(await page.getByTestId('dataset-summary').textContent()).toBe('1 API · 4 flagged by checks');
   });
 
   it('imports WAPIIBench, filters to Slack, opens a sample and shows its findings', async () => {

@@ -83,11 +83,12 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
   return (
     <aside className="detail coverage-panel" data-testid="coverage-panel">
       <header>
-        <h2>Coverage and synthesis</h2>
+        <h2>Endpoint coverage and synthesis</h2>
         <button className="link" onClick={onClose} aria-label="Close">
           ✕
         </button>
       </header>
+      <p className="muted small">Which endpoints of each API's spec have at least one sample in this dataset; a language model can write samples for the others.</p>
       {coverage?.apis.map((a) => {
         const uncovered = a.endpoints.filter((e) => e.samples === 0);
         return (

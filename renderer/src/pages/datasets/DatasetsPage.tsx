@@ -1,5 +1,8 @@
 import { useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import type { ReviewState, SampleFilter } from '../../../../main/api/schemas.js';
 import { step, useShortcuts } from '../../components/shortcuts.js';
+import { counted } from '../../format.js';
 import { useDatasets } from './datasetsStore.js';
 import { CoveragePanel } from './CoveragePanel.js';
 import { Filters } from './Filters.js';
@@ -16,7 +19,7 @@ export function DatasetsPage(): React.JSX.Element {
   const hasDetail = useDatasets((s) => s.selected !== undefined);
   const [importing, setImporting] = useState(false);
   const [coverage, setCoverage] = useState(false);
-  useEffect(() => void loadDatasets(), [loadDatasets]);
+  useDatasetsUrl(loadDatasets);
   useShortcuts('Datasets', [
     { keys: 'j', description: 'next sample', run: () => move(1) },
     { keys: 'k', description: 'previous sample', run: () => move(-1) },
@@ -26,6 +29,10 @@ export function DatasetsPage(): React.JSX.Element {
     { keys: '/', description: 'search', run: () => document.querySelector<HTMLInputElement>('.filters .search')?.focus() },
     { keys: 'i', description: 'import a dataset', run: () => setImporting(true) },
     { keys: 's', description: 'show or hide coverage and synthesis', run: () => setCoverage((c) => !c) },
+    // Review's decisions on the open sample, then on to the next (as on the Review page).
+    { keys: 'a', description: 'accept the open sample and go to the next', run: () => void decide('accepted') },
+    { keys: 'r', description: 'reject the open sample and go to the next', run: () => void decide('rejected') },
+    { keys: 'u', description: 'undo the open sample\'s last edit', run: () => void useDatasets.getState().undo() },
   ]);
   const current = datasets.find((d) => d.id === datasetId);
   return (
@@ -42,7 +49,7 @@ export function DatasetsPage(): React.JSX.Element {
           </select>
           {current && (
             <span className="muted" data-testid="dataset-summary">
-              {current.apis.length} APIs · {current.flaggedCount} flagged by checks
+              {counted(current.apis.length, 'API')} · {current.flaggedCount} flagged by checks
             </span>
           )}
           <span className="spacer" />
@@ -71,4 +78,54 @@ function move(by: 1 | -1): void {
   );
   if (next) void openSample(next);
   requestAnimationFrame(() => document.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' }));
+}
+
+async function decide(state: ReviewState): Promise<void> {
+  const { selected, review } = useDatasets.getState();
+  if (!selected) return;
+  await review(state, `marked ${state}`);
+  // Refused (changed meanwhile): stay on the sample, which now shows the newer version.
+  if (useDatasets.getState().stale === undefined) move(1);
+}
+
+const FILTER_KEYS = ['api', 'method', 'reviewState', 'checkStatus', 'text', 'endpoint'] as const satisfies readonly (keyof SampleFilter)[];
+
+/**
+ * The dataset, its filters and the open sample live in the URL (`#/datasets?dataset=2&api=slack&sample=…`):
+ * a reload or a shared link opens the same view. Read once when the page opens, written (replacing
+ * the history entry) as they change.
+ */
+function useDatasetsUrl(loadDatasets: () => Promise<void>): void {
+  const [params, setParams] = useSearchParams();
+  const [applied, setApplied] = useState(false);
+  useEffect(() => {
+    void (async () => {
+      const dataset = Number(params.get('dataset'));
+      const filter: SampleFilter = {};
+      for (const key of FILTER_KEYS) {
+        const value = params.get(key);
+        if (value) (filter as Record<string, string>)[key] = value;
+      }
+      if (Number.isInteger(dataset) && dataset > 0) useDatasets.setState({ datasetId: dataset, filter });
+      await loadDatasets();
+      const state = useDatasets.getState();
+      // The dataset asked for exists: its samples with the URL's filters (else loadDatasets chose the newest).
+      if (state.datasetId === dataset) await state.setFilter({});
+      const sample = params.get('sample');
+      if (sample && useDatasets.getState().datasetId === dataset) await useDatasets.getState().openSample(sample);
+      setApplied(true);
+    })();
+    // Read once: later changes flow from the store into the URL.
+  }, []);
+  const datasetId = useDatasets((s) => s.datasetId);
+  const filter = useDatasets((s) => s.filter);
+  const sampleId = useDatasets((s) => s.selected?.sample.id);
+  useEffect(() => {
+    if (!applied) return;
+    const next = new URLSearchParams();
+    if (datasetId !== undefined) next.set('dataset', String(datasetId));
+    for (const key of FILTER_KEYS) if (filter[key]) next.set(key, String(filter[key]));
+    if (sampleId) next.set('sample', sampleId);
+    if (next.toString() !== params.toString()) setParams(next, { replace: true });
+  }, [applied, datasetId, filter, sampleId, params, setParams]);
 }

@@ -156,10 +156,20 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       if (id !== undefined) await get().selectDataset(id);
     },
     async selectDataset(id) {
-      set({ datasetId: id, decided: [], coverage: undefined });
+      // A filter that names what the new dataset lacks (an API, an endpoint of it) would show
+      // "Nothing to review" over its unreviewed samples: it goes back to the dataset's whole queue.
+      const apis = new Set(get().datasets.find((d) => d.id === id)?.apis.map((a) => a.api) ?? []);
+      set((s) => ({ datasetId: id, decided: [], coverage: undefined, filter: s.filter.api && !apis.has(s.filter.api) ? { ...s.filter, api: '', endpoint: '' } : s.filter }));
       const coverage = await attempt(() => client.getCoverage({ datasetId: id }));
       if (coverage) set({ coverage });
       await loadQueue();
+      // "Synthesized only" on a dataset with no synthesized sample, likewise.
+      await refreshAll();
+      const { filter, all } = get();
+      if (filter.synthesizedOnly && !all.some((x) => x.provenance)) {
+        set({ filter: { ...filter, synthesizedOnly: false } });
+        await loadQueue();
+      }
     },
     async setFilter(patch) {
       set((s) => ({ filter: { ...s.filter, ...patch, ...(patch.api !== undefined && patch.api !== s.filter.api ? { endpoint: '' } : {}) } }));
