@@ -3,6 +3,7 @@ import type { ApiSpec } from '../main/openapi/index.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchChecks } from './checks.js';
+import { benchSpecCompile } from './specCompile.js';
 import { benchConstraints, benchTokenConstraints } from './constraints.js';
 import { nativeGrammar } from './native.js';
 import { vocabFile } from '../test/support/vocab.js';
@@ -28,6 +29,7 @@ const only = process.argv.slice(2);
 const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
 console.log(`# WAPII Workbench benchmarks (node ${process.version}, ${process.platform}/${process.arch})`);
 if (wanted('checks')) await benchChecks(wapiibench);
+if (wanted('spec-compile')) await benchSpecCompile(wapiibench);
 let specs: Map<string, ApiSpec> | undefined;
 if (wanted('constraints') || wanted('tokens')) {
   specs = await benchConstraints(wapiibench);

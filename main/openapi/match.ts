@@ -72,28 +72,79 @@ function queryOf(url: string, params: Readonly<Record<string, unknown>> | undefi
 export function pathCandidates(spec: ApiSpec, url: string, params?: Readonly<Record<string, unknown>>): PathCandidate[] {
   const withoutQuery = stripQuery(url);
   const query = queryOf(url, params);
-  const candidates: PathCandidate[] = [];
-  for (const template of spec.paths) {
-    if (!Object.entries(template.query).every(([k, v]) => query.get(k) === v)) continue;
-    for (const server of template.servers) {
-      const path = afterServer(server, withoutQuery);
-      const match = path === undefined ? null : template.pattern.exec(path);
+  const { byServer, position } = pathIndex(spec);
+  const found = new Map<PathTemplate, PathCandidate>();
+  for (const [server, buckets] of byServer) {
+    const path = afterServer(server, withoutQuery);
+    if (path === undefined) continue;
+    for (const template of [...(buckets.byFirst.get(firstSegment(path)) ?? []), ...buckets.open]) {
+      if (found.has(template) || !Object.entries(template.query).every(([k, v]) => query.get(k) === v)) continue;
+      const match = template.pattern.exec(path);
       if (!match) continue;
       const pathParams: Record<string, string> = {};
       template.parameterNames.forEach((name, i) => (pathParams[name] = decode(match[i + 1] ?? '')));
-      candidates.push({ template, pathParams });
-      break;
+      found.set(template, { template, pathParams });
     }
   }
   const fixed = (c: PathCandidate): number => Object.keys(c.template.query).length;
-  return candidates.sort(
-    (a, b) => a.template.parameterNames.length - b.template.parameterNames.length || fixed(b) - fixed(a) || b.template.path.length - a.template.path.length,
+  return [...found.values()].sort(
+    (a, b) =>
+      a.template.parameterNames.length - b.template.parameterNames.length ||
+      fixed(b) - fixed(a) ||
+      b.template.path.length - a.template.path.length ||
+      position.get(a.template)! - position.get(b.template)!,
   );
 }
 
+/** A path's first segment (`/teams/1` -> `teams`; `/` -> ``), where templates are told apart cheaply. */
+const firstSegment = (path: string): string => path.split('/', 2)[1] ?? '';
+
+interface PathIndex {
+  /** Per server, the templates served there by their first literal segment; `open` ones start with a parameter. */
+  readonly byServer: ReadonlyMap<string, { readonly byFirst: Map<string, PathTemplate[]>; readonly open: PathTemplate[] }>;
+  /** Each template's place in the spec, for a stable order among equals. */
+  readonly position: ReadonlyMap<PathTemplate, number>;
+}
+const pathIndexes = new WeakMap<ApiSpec, PathIndex>();
+/**
+ * Templates by server and first segment, built once per spec: matching a URL against every
+ * template made checks and coverage quadratic in the number of paths (GitHub's 1,000, a
+ * generated 3,480: minutes).
+ */
+function pathIndex(spec: ApiSpec): PathIndex {
+  let index = pathIndexes.get(spec);
+  if (index) return index;
+  const byServer = new Map<string, { byFirst: Map<string, PathTemplate[]>; open: PathTemplate[] }>();
+  const position = new Map<PathTemplate, number>();
+  spec.paths.forEach((template, i) => {
+    position.set(template, i);
+    const first = firstSegment(template.pathPart);
+    for (const server of template.servers) {
+      let buckets = byServer.get(server);
+      if (!buckets) byServer.set(server, (buckets = { byFirst: new Map(), open: [] }));
+      if (first.includes('{')) buckets.open.push(template);
+      else {
+        const list = buckets.byFirst.get(first);
+        if (list) list.push(template);
+        else buckets.byFirst.set(first, [template]);
+      }
+    }
+  });
+  index = { byServer, position };
+  pathIndexes.set(spec, index);
+  return index;
+}
+
+const endpointIndexes = new WeakMap<ApiSpec, Map<string, Endpoint>>();
+
 export function findEndpoint(spec: ApiSpec, method: string, path: string): Endpoint | undefined {
-  const m = method.toLowerCase();
-  return spec.endpoints.find((e) => e.method === m && e.path === path);
+  let byKey = endpointIndexes.get(spec);
+  if (!byKey) {
+    byKey = new Map();
+    for (const e of spec.endpoints) if (!byKey.has(`${e.method} ${e.path}`)) byKey.set(`${e.method} ${e.path}`, e);
+    endpointIndexes.set(spec, byKey);
+  }
+  return byKey.get(`${method.toLowerCase()} ${path}`);
 }
 
 export function methodsAt(spec: ApiSpec, path: string): HttpMethod[] {

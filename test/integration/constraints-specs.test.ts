@@ -46,7 +46,7 @@ const DATASETS: Record<string, { folder: string; samples: { api: string; task: s
 
 interface Imported {
   readonly spec: ApiSpec;
-  readonly samples: { api: string; task: string; config: { url: string; method: string } }[];
+  readonly samples: readonly { api: string; task: string; config: { url: string; method: string } }[];
 }
 
 /** Imports a fixture folder as `wapii import` reads it from disk: spec files bundled, Swagger converted, every sample checked. */
