@@ -35,9 +35,12 @@ describe('wapii run --dataset <stored> / wapii runs', () => {
     const run = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '2', '--max-tokens', '8', '--gpu', 'cpu', '--json');
     expect(run.stderr).toMatch(/^run 1: 2 outputs to generate on dataset "demo"\n/);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as { run: number; statistics: Record<string, unknown>; samples: Record<string, unknown> };
+    const report = JSON.parse(run.stdout) as { run: number; statistics: Record<string, unknown>; samples: Record<string, unknown>; intervals: Record<string, number[]>; counts: Record<string, { n: number }> };
     expect(report.run).toBe(1);
     expect(report.statistics['samples_total']).toBe(2);
+    // Intervals and counts beside the statistics, as `report --json` and `score --json` give them.
+    expect(report.intervals['samples_correct_wrt_total']).toHaveLength(2);
+    expect(report.counts['samples_correct_wrt_total']!.n).toBe(2);
     expect(Object.keys(report.samples)).toEqual(['0', '1']);
     const runs = await cli('--db', db, 'runs', '--json');
     expect(JSON.parse(runs.stdout)).toEqual([

@@ -6,7 +6,7 @@ type FailureClass = RunSampleRow['failures'][number];
 import { percent, signedPoints } from '../../format.js';
 
 // Bars follow the shared colour variables (styles.css), so a dark theme recolours them too.
-const COLORS = { correct: 'var(--ok, #1f7a3d)', illegal: 'var(--bad, #b3261e)', wrong: 'var(--warn, #a4560b)', nonexecutable: 'var(--muted, #6b6b76)', unconstrained: 'var(--accent-soft, #8aa4e8)', constrained: 'var(--accent, #2f5bd3)', whisker: 'var(--text, #1d1d22)' };
+const COLORS = { correct: 'var(--ok, #1f7a3d)', illegal: 'var(--bad, #b3261e)', wrong: 'var(--warn, #a4560b)', nonexecutable: 'var(--muted, #6b6b76)', unconstrained: 'var(--accent-soft, #8aa4e8)', constrained: 'var(--accent, #2f5bd3)', repair: 'var(--warn, #a4560b)', whisker: 'var(--text, #1d1d22)' };
 const pct = (v: unknown): string => percent(typeof v === 'number' ? v / 100 : null);
 
 /**
@@ -155,25 +155,29 @@ export interface GridCell {
   readonly setup: string;
   readonly unconstrained: RunDetail | undefined;
   readonly constrained: RunDetail | undefined;
+  /** The spec checker's repair rounds on the same model, when run. */
+  readonly repair?: RunDetail | undefined;
   /** Unconstrained (a) vs constrained (b) on the samples both have: exact McNemar per outcome. */
   readonly paired?: CompareResult['paired'][number] | undefined;
+  /** Unconstrained (a) vs repair (b). */
+  readonly pairedRepair?: CompareResult['paired'][number] | undefined;
 }
 
 const pValue = (p: number): string => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
 /** Two-line category labels (setup · metric, then the gain and its test): one line each never overlaps its neighbours. */
 function GridTick({ x, y, payload }: { x?: number; y?: number; payload?: { value: string } }): React.JSX.Element {
-  const [first, second] = (payload?.value ?? '').split('\n');
+  const [first, ...rest] = (payload?.value ?? '').split('\n');
   return (
     <text x={x} y={y} textAnchor="middle" fontSize={11} fill="currentColor">
       <tspan x={x} dy="1em">
         {first}
       </tspan>
-      {second && (
-        <tspan x={x} dy="1.2em" className="muted">
-          {second}
+      {rest.map((line) => (
+        <tspan key={line} x={x} dy="1.2em">
+          {line}
         </tspan>
-      )}
+      ))}
     </text>
   );
 }
@@ -184,25 +188,34 @@ export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.
     (['samples_correct_wrt_total', 'samples_illegal_wrt_executable'] as const).map((key) => {
       const u = c.unconstrained ? barOf(c.unconstrained.statistics, c.unconstrained.uncertainty, key) : null;
       const k = c.constrained ? barOf(c.constrained.statistics, c.constrained.uncertainty, key) : null;
+      const r = c.repair ? barOf(c.repair.statistics, c.repair.uncertainty, key) : null;
       // The paired test of correct samples carries the correct (t) gain; illegal (e) is tested on all shared samples.
-      const test = c.paired?.[key.startsWith('samples_correct') ? 'samples_correct' : 'samples_illegal'];
-      const gain = u?.value != null && k?.value != null ? `${signedPoints((k.value - u.value) / 100)}${test ? `, ${pValue(test.p_value)}${test.p_value < 0.05 ? ' *' : ''}` : ''}` : '';
+      const outcome = key.startsWith('samples_correct') ? 'samples_correct' : 'samples_illegal';
+      const gain = (label: string, to: typeof k, paired: GridCell['paired']): string | null => {
+        if (u?.value == null || to?.value == null) return null;
+        const test = paired?.[outcome];
+        return `${label}${signedPoints((to.value - u.value) / 100)}${test ? `, ${pValue(test.p_value)}${test.p_value < 0.05 ? ' *' : ''}` : ''}`;
+      };
+      const gains = [gain(c.repair ? 'constrained ' : '', k, c.paired), gain('repair ', r, c.pairedRepair)].filter((g): g is string => g !== null);
       return {
-        name: `${c.setup === 'full' ? 'full' : 'argument'} · ${key.includes('correct') ? 'correct (t)' : 'illegal (e)'}\n${gain}`,
+        name: [`${c.setup === 'full' ? 'full' : 'argument'} · ${key.includes('correct') ? 'correct (t)' : 'illegal (e)'}`, ...gains].join('\n'),
         unconstrained: u?.value ?? null,
         unconstrainedErr: u?.err ?? [0, 0],
         constrained: k?.value ?? null,
         constrainedErr: k?.err ?? [0, 0],
+        repair: r?.value ?? null,
+        repairErr: r?.err ?? [0, 0],
       };
     }),
   );
+  const hasRepair = cells.some((c) => c.repair);
   return (
     <figure className="chart wide" data-testid="chart-grid">
-      <figcaption>Unconstrained vs constrained, with 95% intervals; the gain of constrained decoding with its exact McNemar test (* p &lt; 0.05)</figcaption>
+      <figcaption>Unconstrained vs constrained{hasRepair ? ' and repair' : ''}, with 95% intervals; each gain over unconstrained with its exact McNemar test (* p &lt; 0.05)</figcaption>
       <ResponsiveContainer width="100%" height={260}>
         <BarChart data={data} margin={{ top: 20, right: 8, left: 0, bottom: 8 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="name" interval={0} height={40} tick={<GridTick />} />
+          <XAxis dataKey="name" interval={0} height={hasRepair ? 54 : 40} tick={<GridTick />} />
           <YAxis unit="%" domain={[0, 100]} />
           <Tooltip formatter={pct} labelFormatter={(l) => String(l).replace('\n', ' · ')} />
           <Legend />
@@ -212,6 +225,11 @@ export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.
           <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false}>
             <ErrorBar dataKey="constrainedErr" width={4} stroke={COLORS.whisker} direction="y" />
           </Bar>
+          {hasRepair && (
+            <Bar dataKey="repair" fill={COLORS.repair} isAnimationActive={false}>
+              <ErrorBar dataKey="repairErr" width={4} stroke={COLORS.whisker} direction="y" />
+            </Bar>
+          )}
         </BarChart>
       </ResponsiveContainer>
     </figure>

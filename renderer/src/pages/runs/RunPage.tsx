@@ -209,26 +209,30 @@ function Results({ run, runs, onFailure }: { run: RunDetail; runs: readonly RunS
 
 /**
  * The grid this run belongs to: runs of the same model, dataset and prompt in the other cells
- * (the latest of each); undefined unless one setup has both settings.
+ * (the latest of each); undefined unless one setup has an unconstrained run and a constrained or repair one.
  */
 function useGrid(run: RunDetail, runs: readonly RunSummary[]): GridCell[] | undefined {
   const [cells, setCells] = useState<GridCell[] | undefined>();
   const siblings = runs.filter((r) => r.kind === run.kind && r.model === run.model && r.datasetId === run.datasetId && r.prompt === run.prompt && r.knowledge === run.knowledge && r.setup && r.setting && r.done > 0);
   const pick = (setup: string, setting: string): RunSummary | undefined => siblings.filter((r) => r.setup === setup && r.setting === setting).sort((a, b) => b.id - a.id)[0];
-  const chosen = (['full', 'argument'] as const).map((setup) => ({ setup, u: pick(setup, 'unconstrained'), c: pick(setup, 'constrained') }));
-  const key = chosen.map((c) => `${c.u?.id}/${c.u?.done}/${c.c?.id}/${c.c?.done}`).join(',');
+  const chosen = (['full', 'argument'] as const).map((setup) => ({ setup, u: pick(setup, 'unconstrained'), c: pick(setup, 'constrained'), r: pick(setup, 'repair') }));
+  const key = chosen.map((c) => `${c.u?.id}/${c.u?.done}/${c.c?.id}/${c.c?.done}/${c.r?.id}/${c.r?.done}`).join(',');
   useEffect(() => {
-    const pairs = chosen.filter((c) => c.u && c.c);
+    const pairs = chosen.filter((c) => c.u && (c.c || c.r));
     if (pairs.length === 0) return setCells(undefined);
     let live = true;
     const get = (r: RunSummary | undefined): Promise<RunDetail | undefined> => (r ? getClient().getRun({ runId: r.id }).catch(() => undefined) : Promise.resolve(undefined));
     // The gain of constrained decoding is tested on the samples both runs have (exact McNemar), as Compare does.
-    const paired = (u: RunSummary, c: RunSummary): Promise<GridCell['paired']> =>
-      getClient()
-        .compareRuns({ baselineId: u.id, runIds: [c.id], limit: 1 })
-        .then((r) => r.paired[0])
-        .catch(() => undefined);
-    void Promise.all(pairs.map(async (p) => ({ setup: p.setup, unconstrained: await get(p.u), constrained: await get(p.c), paired: await paired(p.u!, p.c!) }))).then((c) => live && setCells(c));
+    const paired = (u: RunSummary, other: RunSummary | undefined): Promise<GridCell['paired']> =>
+      other
+        ? getClient()
+            .compareRuns({ baselineId: u.id, runIds: [other.id], limit: 1 })
+            .then((r) => r.paired[0])
+            .catch(() => undefined)
+        : Promise.resolve(undefined);
+    void Promise.all(
+      pairs.map(async (p) => ({ setup: p.setup, unconstrained: await get(p.u), constrained: await get(p.c), repair: await get(p.r), paired: await paired(p.u!, p.c), pairedRepair: await paired(p.u!, p.r) })),
+    ).then((c) => live && setCells(c));
     return () => {
       live = false;
     };
