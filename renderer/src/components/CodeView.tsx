@@ -1,36 +1,25 @@
-import { javascript } from '@codemirror/lang-javascript';
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { EditorState, RangeSet } from '@codemirror/state';
-import { Decoration, EditorView, lineNumbers } from '@codemirror/view';
-import { useEffect, useRef } from 'react';
+import { lazy, Suspense } from 'react';
 
-const extracted = Decoration.mark({ class: 'cm-extracted', attributes: { title: 'the extracted call' } });
+/** CodeMirror (with its JavaScript grammar, some 450 kB) is fetched the first time code is shown, not with the first page. */
+const CodeMirrorView = lazy(async () => ({ default: (await import('./CodeMirrorView.js')).CodeMirrorView }));
 
-/** Read-only JavaScript in CodeMirror 6, with one range (the extracted call) highlighted. */
-export function CodeView({ code, highlight, label }: { code: string; highlight?: readonly [number, number] | null; label: string }): React.JSX.Element {
-  const host = useRef<HTMLDivElement>(null);
-  const from = highlight?.[0];
-  const to = highlight?.[1];
-  useEffect(() => {
-    if (!host.current) return;
-    const ranges = from !== undefined && to !== undefined && to > from && to <= code.length ? [extracted.range(from, to)] : [];
-    const view = new EditorView({
-      parent: host.current,
-      state: EditorState.create({
-        doc: code,
-        extensions: [
-          lineNumbers(),
-          javascript(),
-          syntaxHighlighting(defaultHighlightStyle),
-          EditorState.readOnly.of(true),
-          EditorView.editable.of(false),
-          EditorView.lineWrapping,
-          EditorView.decorations.of(RangeSet.of(ranges)),
-          EditorView.contentAttributes.of({ 'aria-label': label }),
-        ],
-      }),
-    });
-    return () => view.destroy();
-  }, [code, from, to, label]);
-  return <div className="code-view" ref={host} data-testid="code-view" />;
+export interface CodeViewProps {
+  readonly code: string;
+  readonly highlight?: readonly [number, number] | null;
+  readonly label: string;
+}
+
+/** Read-only JavaScript with one range (the extracted call) highlighted; plain text until CodeMirror has loaded. */
+export function CodeView(props: CodeViewProps): React.JSX.Element {
+  return (
+    <Suspense
+      fallback={
+        <pre className="code-view" data-testid="code-view" aria-label={props.label}>
+          {props.code}
+        </pre>
+      }
+    >
+      <CodeMirrorView {...props} />
+    </Suspense>
+  );
 }
