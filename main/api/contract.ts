@@ -46,6 +46,8 @@ export const SampleDetailSchema = z.object({
   /** The endpoint the expected request resolves to, when it resolves. */
   endpoint: z.object({ method: z.string(), path: z.string(), summary: z.string().optional(), operationId: z.string().optional() }).nullable(),
   canUndo: z.boolean(),
+  /** A sample with its own starter code: that starter with the task in place, as full completion gives it to the model (null: the fixed starter). */
+  starter: z.string().nullable().optional(),
 });
 export type SampleDetail = z.infer<typeof SampleDetailSchema>;
 

@@ -103,6 +103,8 @@ export const DatasetSummarySchema = z.object({
   createdAt: z.string(),
   sampleCount: z.number().int(),
   flaggedCount: z.number().int(),
+  /** Samples that bring their own starter code (the real-world format): runs continue it instead of the fixed starter. */
+  starterCount: z.number().int().optional(),
   apis: z.array(z.object({ api: z.string(), samples: z.number().int(), specHash: z.string(), specTitle: z.string() })),
 });
 export type DatasetSummary = z.infer<typeof DatasetSummarySchema>;

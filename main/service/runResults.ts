@@ -3,6 +3,7 @@ import type { CompareResult, RunDetail, RunSampleDetail, RunSampleFilter, RunSam
 import { WapiiError } from '../api/result.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { extractInvocation } from '../execution/index.js';
+import { setupFor, setupSampleOf } from '../prompt/index.js';
 import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import {
   BOOTSTRAP,
@@ -325,7 +326,9 @@ export class RunResults {
     const execution = stored.execution === null ? null : (JSON.parse(stored.execution) as { console?: string[]; error?: { kind: string; message: string } });
     const generation = stored.generation === null ? null : (JSON.parse(stored.generation) as Record<string, unknown>);
     // The stored extraction keeps the call, not its offsets; cutting again (a pure function) gives them.
-    const cut = extractInvocation(stored.code);
+    // A sample with its own starter is cut as its setup says (the call after the starter's own code).
+    const own = inputRow ? setupSampleOf(inputRow) : undefined;
+    const cut = extractInvocation(stored.code, own?.starter_code !== undefined ? setupFor(own, 'full') : undefined);
     const callRange: [number, number] | null = 'call' in extraction && cut.status === 'ok' ? [cut.start, cut.call.endsWith(`${cut.rule}\n`) ? cut.cut + cut.rule.length : cut.cut] : null;
     const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
     const scorer = stored.error === null ? (JSON.parse(stored.verdict) as Verdict | null) : null;
@@ -353,6 +356,7 @@ export class RunResults {
             constraintMs: num(generation['constraintMs']),
             interventions: Array.isArray(generation['interventions']) ? (generation['interventions'] as NonNullable<RunSampleDetail['generation']>['interventions']) : [],
             trace: Array.isArray(generation['trace']) ? (generation['trace'] as string[]) : null,
+            ...(Array.isArray(generation['repair']) ? { repair: generation['repair'] as NonNullable<NonNullable<RunSampleDetail['generation']>['repair']> } : {}),
           }
         : null,
       console: execution?.console ?? [],

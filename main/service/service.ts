@@ -16,6 +16,7 @@ import { checklistNote } from '../api/checklist.js';
 import { DEFAULT_SYNTHESIS_RETRY, SynthesisJobs } from './synthesis.js';
 import type { RetryPolicy } from '../synthesis/index.js';
 import { prepareDataset } from './prepare.js';
+import { setupFor, setupSampleOf } from '../prompt/index.js';
 import type { PrepareImport } from './prepareInWorker.js';
 
 export interface ServiceOptions {
@@ -164,7 +165,9 @@ export class WorkbenchService implements WorkbenchHandlers {
       revisions: this.store.listRevisions(of.datasetId, of.id),
     }));
     const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
+    const own = setupSampleOf(sample);
     return {
+      starter: own.starter_code === undefined ? null : setupFor(own, 'full').starter,
       sample: this.withProvenance(sample.datasetId, [sample])[0] ?? sample,
       revisions,
       endpoint: endpoint

@@ -431,16 +431,18 @@ export class Store implements Disposable {
       .prepare(
         `SELECT d.id, d.name, d.created_at AS createdAt,
                 (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id) AS sampleCount,
-                (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id AND s.check_status = 'flagged') AS flaggedCount
+                (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id AND s.check_status = 'flagged') AS flaggedCount,
+                (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id AND json_type(s.fields, '$.starter_code') = 'text') AS starterCount
          FROM datasets d ORDER BY d.id`,
       )
-      .all() as Omit<DatasetSummary, 'apis'>[];
+      .all() as (Omit<DatasetSummary, 'apis' | 'starterCount'> & { starterCount: number })[];
     const apis = db.prepare(
       `SELECT a.api, a.spec_hash AS specHash, sp.title AS specTitle,
               (SELECT COUNT(*) FROM samples s WHERE s.dataset_id = a.dataset_id AND s.api = a.api) AS samples
        FROM dataset_apis a JOIN specs sp ON sp.hash = a.spec_hash WHERE a.dataset_id = ? ORDER BY a.api`,
     );
-    return rows.map((r) => ({ ...r, apis: apis.all(r.id) as DatasetSummary['apis'] }));
+    // starterCount only where there are such samples: other datasets' summaries stay as they were.
+    return rows.map(({ starterCount, ...r }) => ({ ...r, ...(starterCount > 0 ? { starterCount } : {}), apis: apis.all(r.id) as DatasetSummary['apis'] }));
   }
 
   /** A dataset by id (digits) or exact name. */

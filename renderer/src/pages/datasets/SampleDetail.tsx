@@ -3,6 +3,7 @@ import { REVIEW_STATES } from '../../../../main/api/constants.js';
 import type { ReviewState } from '../../../../main/api/schemas.js';
 import { parseRequestText } from '../../components/requestText.js';
 import { useDatasets } from './datasetsStore.js';
+import { RealWorldFields } from './RealWorldFields.js';
 
 export function SampleDetail(): React.JSX.Element | null {
   const detail = useDatasets((s) => s.selected);
@@ -102,6 +103,7 @@ export function SampleDetail(): React.JSX.Element | null {
           </>
         )}
       </section>
+      <RealWorldFields detail={detail} onEdit={(fields, why) => editSample({ fields }, why)} />
       <section>
         <h3>Review</h3>
         <div className="row" role="group" aria-label="Review state">

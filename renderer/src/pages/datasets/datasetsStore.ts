@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { FileInput, ProgressEvent, SampleDetail } from '../../../../main/api/contract.js';
-import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFilter } from '../../../../main/api/schemas.js';
+import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFields, SampleFilter } from '../../../../main/api/schemas.js';
 import { getClient, type Client } from '../../client.js';
 import { isConflict, staleMessage, useNotices } from '../../notices.js';
 
@@ -23,7 +23,7 @@ export interface DatasetsState {
   openSample(sampleId: string | undefined): Promise<void>;
   importFiles(dataset: FileInput, specs: FileInput[], name?: string): Promise<boolean>;
   review(state: ReviewState, reason: string): Promise<void>;
-  editSample(change: { task?: string; config?: RequestConfig }, reason: string): Promise<void>;
+  editSample(change: { task?: string; config?: RequestConfig; fields?: SampleFields }, reason: string): Promise<void>;
   undo(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
    * changed the sample since, the service refuses it, and the page shows the newer version with
    * why, keeping the text that was not saved.
    */
-  const edit = async (selected: SampleDetail, change: { task?: string; config?: RequestConfig; reviewState?: ReviewState }, reason: string): Promise<void> => {
+  const edit = async (selected: SampleDetail, change: { task?: string; config?: RequestConfig; reviewState?: ReviewState; fields?: SampleFields }, reason: string): Promise<void> => {
     const { datasetId, id } = selected.sample;
     const baseRevision = selected.revisions.filter((r) => !r.undone).at(-1)?.id;
     try {

@@ -180,6 +180,13 @@ export function NewRunPage(): React.JSX.Element {
               ))}
             </select>
           </label>
+          {dataset?.starterCount ? (
+            <p className="muted" data-testid="real-world-setups">
+              {dataset.starterCount === dataset.sampleCount ? 'Every sample' : `${dataset.starterCount} of ${dataset.sampleCount} samples`} brings its own starter code (the real-world format): full completion continues
+              it where the call starts, argument completion appends the method and URL (its template URL in backticks), chat uses upstream&apos;s context prompt, and
+              each call runs after the sample&apos;s definitions.
+            </p>
+          ) : null}
           <div className="choices" role="group" aria-label="APIs">
             <span className="muted">APIs (none ticked: all)</span>
             {dataset?.apis.map((a) => (

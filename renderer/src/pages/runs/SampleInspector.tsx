@@ -63,6 +63,12 @@ export function SampleInspector(): React.JSX.Element | null {
           {'rule' in d.extraction ? (
             <>
               extracted call (highlighted) cut by the rule <code>{d.extraction.rule}</code>
+              {d.extraction.runs && (
+                <>
+                  , run <code data-testid="extraction-runs">{d.extraction.runs}</code>
+                  {d.extraction.runs === 'call-alone' ? ' (the call alone after the import: the code around it did not parse as a program)' : d.extraction.runs === 'own-starter' ? " (after the sample's imports and definitions, as upstream's real-world pipeline runs it)" : ''}
+                </>
+              )}
             </>
           ) : (
             <>no call extracted: {d.extraction.error}</>
