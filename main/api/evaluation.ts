@@ -125,7 +125,21 @@ export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 export const SetupSchema = z.enum(['full', 'argument']);
-export const SettingSchema = z.enum(['unconstrained', 'constrained']);
+/** How a run decodes: freely, constrained by the spec (token masks or a server's grammar), or freely with the spec checker's repair rounds (any model). */
+/** One round of the repair setting, as stored with its output (main/runner/repair.ts). */
+export const RepairRoundSchema = z.object({
+  round: z.number().int(),
+  code: z.string(),
+  feedback: z.array(z.string()),
+  verdict: z.string(),
+  error: z.string().nullable(),
+  tokens: z.number().int(),
+});
+export type RepairRoundValue = z.infer<typeof RepairRoundSchema>;
+
+export const SettingSchema = z.enum(['unconstrained', 'constrained', 'repair']);
+/** The repair setting's default rounds: a program the checker faults is sent back at most this many times. */
+export const DEFAULT_REPAIR_ROUNDS = 2;
 export const PromptKindSchema = z.enum(['completion', 'chat']);
 
 /** Which samples of a stored dataset a run takes; every given filter must hold (empty: all). */
@@ -183,6 +197,8 @@ export const StartRunInputSchema = z.object({
   model: RunModelSchema,
   setup: SetupSchema.default('full'),
   setting: SettingSchema.default('unconstrained'),
+  /** The repair setting only: at most this many follow-ups with the spec checker's findings per output. */
+  repairRounds: z.number().int().min(1).max(10).default(DEFAULT_REPAIR_ROUNDS),
   prompt: PromptKindSchema.default('completion'),
   sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
   /** Sequences decoded in one batch per step; absent: the default for where the model runs (DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU). */
@@ -379,6 +395,12 @@ export const RunSampleDetailSchema = RunSampleRowSchema.extend({
       interventions: z.array(InterventionSchema),
       /** The text of each generated token, in order, when recorded. */
       trace: z.array(z.string()).nullable(),
+      /**
+       * The repair setting: every round, the first included — its program, the spec checker's
+       * findings sent back (none on the last round when nothing was left to fix) and the verdict it
+       * scored. The scored program is the last round's.
+       */
+      repair: z.array(RepairRoundSchema).optional(),
     })
     .nullable(),
   console: z.array(z.string()),
@@ -459,6 +481,8 @@ export const ConditionRowSchema = z.object({
   outputs: z.number().int(),
   correct: z.number(),
   illegal: z.number(),
+  /** What `illegal` divides: n = 0 (no executable output) is an undefined rate, shown "–". */
+  illegalOf: ProportionSchema,
   /** Correct (t) minus that of the `none` run of the same setup and setting, as a fraction (0.125 = 12.5 points); null without one. */
   gain: z.number().nullable(),
   failures: FailureCountsSchema,

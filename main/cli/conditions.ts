@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { reportOf } from '../runner/index.js';
-import { classifyFailure, conditionRows, countFailures, FAILURE_CLASSES, headlineValue, type ConditionRow, type ExecutionFailure, type FailureClass, type Verdict } from '../scoring/index.js';
+import { classifyFailure, conditionRows, countFailures, FAILURE_CLASSES, headlineValue, proportionsOf, type ConditionRow, type ExecutionFailure, type FailureClass, type Verdict } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
 import type { StoredRun } from '../store/index.js';
 import { readFileInput, readSpecDir } from './files.js';
@@ -55,6 +55,8 @@ export function registerConditionCommands(program: Command, io: CliIo): void {
       const db = program.opts<{ db?: string }>().db;
       const wb = openWorkbench({ db });
       let table: ConditionRow[];
+      // What each run's illegal (e) divides: with no executable output it is undefined ("–"), not 0.0%.
+      const illegalOf = new Map<number, { k: number; n: number }>();
       try {
         const runs = refs.map((ref) => {
           const run = /^\d+$/.test(ref) ? wb.store.getRun(Number(ref)) : undefined;
@@ -65,16 +67,18 @@ export function registerConditionCommands(program: Command, io: CliIo): void {
         if (stored.every((id) => id !== null)) {
           // Runs on a stored dataset: the service's comparison (the app's), which reads each run's own snapshot and specs.
           const result = await localClient(wb.service).compareConditions({ runIds: runs.map((r) => r.id) });
+          for (const r of result.rows) illegalOf.set(r.runId, r.illegalOf);
           table = result.rows.map((r) => ({ run: r.runId, knowledge: r.knowledge, cell: `${r.setup ?? ''}/${r.setting ?? ''}`, outputs: r.outputs, correct: r.correct, illegal: r.illegal, gain: r.gain, failures: r.failures as ConditionRow['failures'] }));
         } else {
           if (!opts.specs) throw new WapiiError('bad_input', 'runs made on a dataset file need the spec folder they were made with: --specs <dir>');
           table = await fileRunRows(runs, opts.specs);
+          for (const run of runs) illegalOf.set(run.id, proportionsOf(reportOf(run).statistics)['samples_illegal_wrt_executable'] ?? { k: 0, n: 0 });
         }
       } finally {
         await wb.shutdown();
       }
       if (opts.json) {
-        io.stdout(JSON.stringify(table, null, 2) + '\n');
+        io.stdout(JSON.stringify(table.map((r) => ({ ...r, illegalOf: illegalOf.get(r.run) })), null, 2) + '\n');
         return;
       }
       const classes = FAILURE_CLASSES.filter((c) => table.some((r) => r.failures[c] > 0));
@@ -82,7 +86,7 @@ export function registerConditionCommands(program: Command, io: CliIo): void {
       io.stdout(
         formatTable(
           ['run', 'knowledge', ...(cells ? ['cell'] : []), 'outputs', 'correct (t)', 'illegal (e)', 'gain over none', ...classes],
-          table.map((r) => [r.run, r.knowledge, ...(cells ? [r.cell] : []), r.outputs, percent(r.correct), percent(r.illegal), r.gain === null ? '-' : `${r.gain >= 0 ? '+' : ''}${(r.gain * 100).toFixed(1)}`, ...classes.map((c) => r.failures[c])]),
+          table.map((r) => [r.run, r.knowledge, ...(cells ? [r.cell] : []), r.outputs, percent(r.correct), illegalOf.get(r.run)?.n === 0 ? `– (${illegalOf.get(r.run)!.k}/0)` : percent(r.illegal), r.gain === null ? '-' : `${r.gain >= 0 ? '+' : ''}${(r.gain * 100).toFixed(1)}`, ...classes.map((c) => r.failures[c])]),
           40,
         ),
       );

@@ -79,6 +79,9 @@ describe('intervals and paired tests on the command line', () => {
     expect(table).toMatch(/Illegal implementations \(e\) +│ – \(0\/0\)/);
     const runs = (await cli('--db', db, 'runs')).stdout;
     expect(runs).toMatch(new RegExp(`│ ${json.run} +│ finished .*│ 0\\.0% +│ – \\(0/0\\) +│`));
+    const conditions = await cli('--db', db, 'conditions', String(json.run), String(unconstrained.run), '--specs', DEMO_SPECS);
+    expect(conditions.code, conditions.stderr).toBe(0);
+    expect(conditions.stdout).toMatch(new RegExp(`│ ${json.run} +│ .*│ 0\\.0% +│ – \\(0/0\\) +│`));
     // Compare: the delta against an undefined rate is no number.
     const cmp = JSON.parse((await cli('--db', db, 'compare', String(json.run), String(unconstrained.run), '--json')).stdout) as { metrics: { key: string; delta: number | null }[] };
     expect(cmp.metrics.find((m) => m.key === 'samples_illegal_wrt_executable')!.delta).toBeNull();

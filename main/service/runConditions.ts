@@ -34,7 +34,7 @@ export async function compareConditions(results: RunResults, runIds: readonly nu
     model: runs[0]!.model,
     rows: rows.map((row, i) => {
       const r = runs[i]!;
-      return { runId: r.id, knowledge: row.knowledge, setup: r.setup, setting: r.setting, status: r.status, outputs: row.outputs, correct: row.correct, illegal: row.illegal, gain: row.gain, failures: row.failures, unclassified: r.failures?.unclassified ?? 0 };
+      return { runId: r.id, knowledge: row.knowledge, setup: r.setup, setting: r.setting, status: r.status, outputs: row.outputs, correct: row.correct, illegal: row.illegal, illegalOf: r.illegalOf ?? { k: 0, n: 0 }, gain: row.gain, failures: row.failures, unclassified: r.failures?.unclassified ?? 0 };
     }),
     classes: FAILURE_CLASSES.filter((c) => rows.some((r) => r.failures[c] > 0)),
   };

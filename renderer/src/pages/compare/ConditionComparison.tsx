@@ -4,6 +4,7 @@ import type { Output } from '../../../../main/api/contract.js';
 import { getClient } from '../../client.js';
 import { Loading } from '../../components/Empty.js';
 import { percent, signedPoints } from '../../format.js';
+import { Rate } from '../runs/Rate.js';
 import { messageOf } from '../../notices.js';
 import './conditions.css';
 
@@ -83,7 +84,9 @@ export function ConditionComparison({ runIds }: { runIds: readonly number[] }): 
                 )}
                 <td>{r.outputs}</td>
                 <td>{percent(r.correct)}</td>
-                <td>{percent(r.illegal)}</td>
+                <td>
+                  <Rate value={r.illegal} of={r.illegalOf} />
+                </td>
                 <td className={r.gain === null ? 'muted' : r.gain > 0 ? 'fixed' : r.gain < 0 ? 'regressed' : undefined}>{r.gain === null ? '–' : signedPoints(r.gain)}</td>
                 {result.classes.map((c) => (
                   <td key={c}>{(r.failures as Record<string, number>)[c] ?? 0}</td>
@@ -97,7 +100,7 @@ export function ConditionComparison({ runIds }: { runIds: readonly number[] }): 
         <figure className="chart" data-testid="chart-conditions">
           <figcaption>Correct (t) and illegal (e) per condition (the gain over none under each)</figcaption>
           <ResponsiveContainer width="100%" height={240}>
-            <BarChart data={result.rows.map((r) => ({ name: `${label(r)}${r.gain === null ? '' : ` ${signedPoints(r.gain)}`}`, correct: r.correct * 100, illegal: r.illegal * 100 }))} margin={{ top: 16, right: 8, left: 0, bottom: 0 }}>
+            <BarChart data={result.rows.map((r) => ({ name: `${label(r)}${r.gain === null ? '' : ` ${signedPoints(r.gain)}`}`, correct: r.correct * 100, illegal: r.illegalOf.n === 0 ? null : r.illegal * 100 }))} margin={{ top: 16, right: 8, left: 0, bottom: 0 }}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis dataKey="name" interval={0} tick={{ fontSize: 11 }} />
               <YAxis unit="%" domain={[0, 100]} />
