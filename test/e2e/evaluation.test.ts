@@ -176,10 +176,17 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     const file = await download;
     const saved = path.join(ARTIFACTS, `e2e-eval-${file.suggestedFilename()}`);
     await file.saveAs(saved);
-    const lines = fs.readFileSync(saved, 'utf8').trim().split(/\r?\n/);
+    const text = fs.readFileSync(saved, 'utf8');
+    // Records end at a CRLF outside quotes (the code column holds line breaks inside its quotes).
+    let records = 0;
+    let quoted = false;
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] === '"') quoted = !quoted;
+      else if (!quoted && text[i] === '\r' && text[i + 1] === '\n') records++;
+    }
     expect(file.suggestedFilename()).toMatch(/\.csv$/);
-    expect(lines[0]).toContain('sample_verdict');
-    expect(lines.length).toBe(21);
+    expect(text.split('\r\n')[0]).toContain('sample_verdict');
+    expect(records).toBe(21);
 
     // The generated programs as a WAPIIBench-style folder, in one tar.
     const codes = page.waitForEvent('download');
