@@ -19,10 +19,11 @@ describe.runIf(hasChromium && hasWapiiBench)('the pages on `wapii serve`', () =>
   let serve: ServeProcess;
   let browser: Browser;
   let page: Page;
+  const db = path.join(tempDir('wapii-e2e-pages-'), 'pages.db');
 
   beforeAll(async () => {
     if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
-    serve = await startServe(['--db', path.join(tempDir('wapii-e2e-pages-'), 'pages.db')]);
+    serve = await startServe(['--db', db]);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -108,5 +109,19 @@ describe.runIf(hasChromium && hasWapiiBench)('the pages on `wapii serve`', () =>
     await shot(page, 'dark-run');
     await page.emulateMedia({ colorScheme: 'light' });
     expect(await background()).toBe('rgb(247, 247, 248)');
+  });
+
+  it('after serve restarts (a new token), reloading the open page gives a page saying how to get back in, not JSON', async () => {
+    const port = new URL(serve.url).port;
+    await serve.stop();
+    serve = await startServe(['--db', db], { serveArgs: ['--port', port] });
+    expect(new URL(serve.url).port).toBe(port);
+    await page.reload();
+    const notice = page.getByTestId('sign-in');
+    await expect.poll(() => notice.textContent()).toContain('The server has restarted since, with a new token.');
+    expect(await notice.textContent()).toContain('wapii serve --token-file <file>');
+    await shot(page, '3-restarted');
+    await page.goto(serve.openUrl);
+    await expect.poll(() => page.getByTestId('sample-count').textContent(), { timeout: 30_000 }).toMatch(/samples$/);
   });
 });
