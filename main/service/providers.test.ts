@@ -318,3 +318,30 @@ describe('listProviderModels', () => {
     }
   });
 });
+
+describe('a run on a pool of OpenAI-compatible servers (stand-ins)', () => {
+  it('one server goes away mid-run with requests in flight: the run still finishes every sample, each output naming its server', async () => {
+    const b = await open({});
+    const answer = (prompt: string): { text: string } => ({ text: oracleProgram(sampleOf(b.samples, prompt), 'full').completion.replace(/\n\n[\s\S]*$/, '') });
+    const a = await startCompletionStandIn(async ({ prompt }) => (await new Promise((r) => setTimeout(r, 30)), answer(prompt)));
+    let gone: Promise<void> | undefined;
+    const dying = await startCompletionStandIn(({ prompt }, n) => {
+      if (n <= 2) return answer(prompt);
+      gone ??= dying.close();
+      return new Promise(() => undefined);
+    });
+    try {
+      const { runId } = await b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai-compatible', model: 'stand-in', baseUrl: dying.url, pool: [a.url], concurrency: 2 } }, subset: { limit: 10 } });
+      await b.workbench.service.evaluation.jobs.idle();
+      await gone;
+      const run = await b.client.getRun({ runId });
+      expect(run).toMatchObject({ status: 'finished', error: null, done: 10, statistics: { samples_correct: 10 } });
+      const servers = b.workbench.store.getRun(runId)!.samples.map((s) => (s.generation as { provider: { server: string } }).provider.server);
+      expect(servers.filter((s) => s === dying.url)).toHaveLength(2);
+      expect(servers.filter((s) => s === a.url)).toHaveLength(8);
+      expect(run.manifest?.['usage']).toMatchObject({ servers: { [dying.url]: 2, [a.url]: 8 } });
+    } finally {
+      await a.close();
+    }
+  });
+});
