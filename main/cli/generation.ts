@@ -11,7 +11,7 @@ import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type CompletionMode } from '.
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type Statistics } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
-import type { RunDetail } from '../api/evaluation.js';
+import { DEFAULT_REPAIR_ROUNDS, type RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
 import { readFileInput, readSpecDir } from './files.js';
@@ -107,7 +107,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--api <apis>', 'stored dataset: only these APIs (comma-separated)')
     .option('--review <states>', 'stored dataset: only samples in these review states (e.g. accepted,fixed)')
     .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).default('full'))
-    .addOption(new Option('--setting <setting>', 'decode freely or constrained by the spec').choices(['unconstrained', 'constrained']).default('unconstrained'))
+    .addOption(new Option('--setting <setting>', "decode freely, constrained by the spec, or freely with repair rounds (the spec checker's findings sent back to the model)").choices(['unconstrained', 'constrained', 'repair']).default('unconstrained'))
+    .option('--repair-rounds <k>', 'with --setting repair: follow-ups per output at most', String(DEFAULT_REPAIR_ROUNDS))
     .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
     .option('--limit <n>', 'only the first n samples of the dataset')
     .option('--parallel <n>', `samples decoded at once, in parallel sequences of one context, their tokens in one batch (default: ${DEFAULT_PARALLEL} on the CPU or a remote server, ${DEFAULT_PARALLEL_GPU} on a GPU, fewer where their caches do not fit)`)
@@ -189,7 +190,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         promptTemplate: PROMPT_TEMPLATE_HASH,
         versions: { node: process.version, ...packageVersions() },
       };
-      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
+      const repairRounds = str('setting') === 'repair' ? positiveInt('--repair-rounds', str('repairRounds')) : 0;
+      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), ...(repairRounds > 0 ? { repairRounds } : {}), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
       const results = [];
       try {
         using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
@@ -205,7 +207,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
             executor,
             samples: condition.name === 'none' ? samples : withKnowledge(samples, all, specs, condition),
             specs,
-            plan: { mode: setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings: { ...settings, ...knowledge }, manifest: { ...manifest, knowledge: condition.name }, dataset: path.resolve(str('dataset')) },
+            plan: { mode: setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings: { ...settings, ...knowledge }, manifest: { ...manifest, knowledge: condition.name }, dataset: path.resolve(str('dataset')), repairRounds },
             ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
             ...(opts['retryErrors'] ? { retryErrors: true } : {}),
             ...(io.signal ? { signal: io.signal } : {}),

@@ -1,5 +1,5 @@
-import { InsufficientMemoryError, resolveChatWrapper, SpecialTokensText, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
-import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
+import { InsufficientMemoryError, resolveChatWrapper, SpecialTokensText, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
+import { chatMessages, REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
 import { ConstraintMatcher, declaredNames, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
@@ -90,7 +90,12 @@ function promptTokens(runtime: Runtime, prompt: CompletionPrompt, chat: ChatWrap
   }
   if (prompt.replyPrefix === undefined) throw new Error('bug: a chat model needs a chat prompt');
   // A model turn that already holds text is left open by the wrapper: the model continues it.
-  const state = chat.generateContextState({ chatHistory: [{ type: 'user', text: prompt.text }, { type: 'model', response: [prompt.replyPrefix] }] });
+  const state = chat.generateContextState({
+    chatHistory: [
+      ...chatMessages(prompt).map((m): ChatHistoryItem => (m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] })),
+      { type: 'model', response: [prompt.replyPrefix] },
+    ],
+  });
   return { tokens: state.contextText.tokenize(model.tokenizer), stopTexts: [`\n${REPLY_FENCE}`, ...state.stopGenerationTriggers.flatMap(plainText)] };
 }
 

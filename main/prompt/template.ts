@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RepairTurn } from './repair.js';
 import type { RequestConfig } from '../api/schemas.js';
 import type { CompletionMode, PromptStyle, Setup } from '../api/setup.js';
 import { setupFor, type SetupSample } from './setup.js';
@@ -56,6 +57,11 @@ export interface CompletionPrompt {
    * model continues the starter inside its reply, in the same two setups as a base model.
    */
   readonly replyPrefix?: string;
+  /**
+   * Chat mode, repair setting only: the earlier rounds of this sample, each the model's program and
+   * the spec checker's findings, sent as the conversation's later turns (see repair.ts).
+   */
+  readonly followUps?: readonly RepairTurn[];
 }
 
 /** A sample as a prompt needs it; `knowledge` holds the lines of its knowledge condition (knowledge.ts), if any. */

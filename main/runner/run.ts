@@ -1,12 +1,13 @@
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
-import type { GenerationBackend, Generation } from '../generation/index.js';
+import type { GenerationBackend } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { promptFor, setupFor, setupSampleOf, type PromptStyle } from '../prompt/index.js';
 import { classifyFailure, statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
 import { evaluateCode } from './evaluate.js';
+import { generateWithRepair } from './repair.js';
 
 export interface RunSample {
   /** Position in the dataset file. */
@@ -47,6 +48,8 @@ export interface RunPlan {
   readonly settings: Record<string, unknown>;
   readonly manifest: Record<string, unknown>;
   readonly dataset: string;
+  /** The repair setting: how many times a program the spec checker faults is sent back with its findings (absent or 0: no repair). */
+  readonly repairRounds?: number;
 }
 
 export interface RunReport {
@@ -69,7 +72,7 @@ export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
 }
 
 /** The settings that make two runs the same experiment; a resume must not change any of them. */
-const IDENTITY = ['setup', 'prompt', 'setting', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens', 'knowledge'] as const;
+const IDENTITY = ['setup', 'prompt', 'setting', 'repairRounds', 'n', 'seed', 'temperature', 'topK', 'topP', 'maxTokens', 'knowledge'] as const;
 
 /**
  * Generate → execute → score → store, one output at a time: each is written to SQLite the moment
@@ -163,11 +166,17 @@ export async function executeRun(input: {
     let record: RunSampleRecord;
     try {
       if (!spec) throw new Error(`no spec for API ${sample.api}`);
-      const generation: Generation = await backend.slot(slot).generate({ prompt, api: sample.api, seed: plan.seed + sample.index * 1000 + attempt });
-      const marker = generation.stop === 'timeout' ? '\n//timeout' : generation.stop === 'unsatisfiable' ? '\n//unsatisfiable' : '';
-      const code = prompt.starter + generation.text + marker;
-      const evaluation = await evaluateCode(code, sample.config, spec, input.executor, 'default', setup);
-      const { text: _text, ...meta } = generation;
+      const seed = plan.seed + sample.index * 1000 + attempt;
+      const { generation, code, evaluation, rounds } = await generateWithRepair({
+        prompt,
+        spec,
+        rounds: plan.repairRounds ?? 0,
+        generate: (asked) => backend.slot(slot).generate({ prompt: asked, api: sample.api, seed }),
+        programOf: (g, asked) => asked.starter + g.text + (g.stop === 'timeout' ? '\n//timeout' : g.stop === 'unsatisfiable' ? '\n//unsatisfiable' : ''),
+        evaluate: (program) => evaluateCode(program, sample.config, spec, input.executor, 'default', setup),
+      });
+      const { text: _text, ...generated } = generation;
+      const meta = rounds.length > 0 ? { ...generated, repair: rounds } : generated;
       record = {
         ...base,
         code,

@@ -1,6 +1,6 @@
 import type { WorkbenchEvent } from '../api/contract.js';
 import { DEFAULT_PARALLEL } from '../api/constants.js';
-import type { RunProgressValue, RunStatus } from '../api/evaluation.js';
+import { DEFAULT_REPAIR_ROUNDS, type RunProgressValue, type RunStatus } from '../api/evaluation.js';
 import { createExecutor } from '../execution/index.js';
 import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
@@ -270,7 +270,7 @@ export class RunJobs {
         executor,
         samples,
         specs,
-        plan: { mode: run.settings['setup'] as CompletionMode, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset },
+        plan: { mode: run.settings['setup'] as CompletionMode, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(run.settings) },
         resume: runId,
         retryErrors,
         signal: controller.signal,
@@ -309,3 +309,6 @@ export function outcomeOf(samples: readonly { readonly error?: string | undefine
   const errored = samples.filter((s) => s.error !== undefined);
   return { scored: samples.length - errored.length, errors: errored.length, firstError: (errored[0]?.error ?? '').split('\n')[0]! };
 }
+
+/** The repair rounds of a run's stored settings (0 for the other settings). */
+const repairRoundsOf = (settings: Record<string, unknown>): number => (settings['setting'] === 'repair' ? Number(settings['repairRounds'] ?? DEFAULT_REPAIR_ROUNDS) : 0);

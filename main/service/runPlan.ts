@@ -68,6 +68,7 @@ export function settingsOf(input: StartRunInput, samples: number, condition: Kno
     setup: input.setup,
     prompt: input.prompt,
     setting: input.setting,
+    ...(input.setting === 'repair' ? { repairRounds: input.repairRounds } : {}),
     n: input.sampling.n,
     seed: input.sampling.seed,
     temperature: input.sampling.temperature,

@@ -1,6 +1,6 @@
 import { ConstraintMatcher, declaredNames, exportGbnf } from '../../constraints/index.js';
 import type { ApiSpec } from '../../openapi/index.js';
-import type { CompletionPrompt } from '../../prompt/index.js';
+import { chatMessages, type CompletionPrompt } from '../../prompt/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from '../backend.js';
 import type { Generation, Intervention } from '../generate.js';
 import { alignReply } from './chat.js';
@@ -88,7 +88,7 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
       const grammar = options.constrainBy ? grammarFor(api) : undefined;
       if (options.constrainBy && !grammar) throw new Error(`no spec to constrain ${api} by`);
       const prefill = style === 'chat' && provider.capabilities.prefill && prompt.replyPrefix !== undefined;
-      const request: ProviderPrompt = style === 'completion' ? { kind: 'completion', text: prompt.text } : { kind: 'chat', messages: [{ role: 'user', content: prompt.text }], ...(prefill ? { prefill: prompt.replyPrefix } : {}) };
+      const request: ProviderPrompt = style === 'completion' ? { kind: 'completion', text: prompt.text } : { kind: 'chat', messages: chatMessages(prompt), ...(prefill ? { prefill: prompt.replyPrefix } : {}) };
       const started = performance.now();
       let output;
       try {
