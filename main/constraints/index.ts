@@ -4,4 +4,4 @@ export type { ObjectRule, ValueRule } from './rules.js';
 export { automatonLimits, hasBit, TokenConstraint, tokenIndex, type TokenIndex } from './tokens.js';
 export { decodeTokens, reconcileVocabulary, tokenBytes, vocabularyFromGguf, type TokenBytes, type Vocabulary } from './vocabulary.js';
 export { exportGbnf } from './gbnf.js';
-export { declaredNames } from './scope.js';
+export { declaredNames, namesInScope } from './scope.js';

@@ -212,3 +212,21 @@ describe('literals (the only ways on, which the token mask walks without a state
     }
   });
 });
+
+describe('a setup: constraints start at its call, with its names in scope', () => {
+  it('ignores the starter\'s own earlier Axios calls and takes parameters, ASI declarations and definitions as values', () => {
+    const starter = "const axios = require('axios')\nconst limit = 25\nasync function sync(shipmentId) {\n  await axios.get('https://elsewhere.example/ping')\n  // {task}\n  return axios.";
+    const setup = { starter, callStart: starter.lastIndexOf('axios.'), definitions: { token: 'abc' } };
+    const { matcher, fed } = ConstraintMatcher.forSetup(spec, setup);
+    expect(fed).toEqual({ ok: true });
+    const completion = `get(\`${BASE}/shipments/\${shipmentId}\`, { headers: { Authorization: token } });\n}\n`;
+    expect(matcher.feed(completion)).toEqual({ ok: true });
+    expect(matcher.isComplete()).toBe(true);
+    // The old way, the whole starter through the matcher, refused the starter's own call.
+    expect(ConstraintMatcher.create(spec).feed(starter).ok).toBe(false);
+    const limited = ConstraintMatcher.forSetup(spec, setup).matcher;
+    expect(limited.feed(`get('${BASE}/shipments', { params: { limit: limit } });`)).toEqual({ ok: true });
+    const unknown = ConstraintMatcher.forSetup(spec, setup).matcher;
+    expect(unknown.feed(`get('${BASE}/shipments', { params: { limit: nope } });`).ok).toBe(false);
+  });
+});

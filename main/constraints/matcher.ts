@@ -1,7 +1,8 @@
 import type { ApiSpec } from '../openapi/index.js';
 import { push, scopeOf, stackCompletion, stackId, stepStack, type AsciiSet, type CharClass, type Stack } from './frames.js';
 import { CompiledSpec, FreeFrame } from './invocation.js';
-import { declaredNames } from './scope.js';
+import type { Setup } from '../api/setup.js';
+import { namesInScope } from './scope.js';
 
 /** A spec's compiled languages by scope, kept on the spec object (a hidden property; see CompiledSpec.automaton). */
 const COMPILED = Symbol('compiled constraints');
@@ -51,8 +52,23 @@ export class ConstraintMatcher {
    * are what values may reference, and the prefix is fed through it.
    */
   static after(spec: ApiSpec, prefix: string): { readonly matcher: ConstraintMatcher; readonly fed: FeedResult } {
-    const matcher = ConstraintMatcher.create(spec, declaredNames(prefix));
-    return { matcher, fed: matcher.feed(prefix) };
+    // The call the model completes is the prefix's last `axios.`; calls of the starter's own before it are context.
+    // Without one, the whole prefix is context and the call is still to come.
+    const last = prefix.lastIndexOf('axios.');
+    const callStart = last === -1 ? prefix.length : last;
+    return ConstraintMatcher.forSetup(spec, { starter: prefix, callStart, definitions: {} });
+  }
+
+  /**
+   * A matcher for a setup (see api/setup.ts): its language takes the names in scope at the call
+   * (namesInScope: the starter's declarations as a parser reads them, and the sample's
+   * definitions), and it starts at `callStart`, whatever calls of Axios the starter holds before
+   * it; the starter from there is fed through it. Offsets count from the start of the starter.
+   */
+  static forSetup(spec: ApiSpec, setup: Pick<Setup, 'starter' | 'callStart' | 'definitions'>): { readonly matcher: ConstraintMatcher; readonly fed: FeedResult } {
+    const compiled = compileConstraints(spec, namesInScope(setup));
+    const matcher = new ConstraintMatcher([push(new FreeFrame(compiled, 0, false), null)], setup.callStart, compiled);
+    return { matcher, fed: matcher.feed(setup.starter.slice(setup.callStart)) };
   }
 
   clone(): ConstraintMatcher {
