@@ -5,7 +5,8 @@ import type { JsonValue } from '../../main/api/schemas.js';
 import { parseDataset } from '../../main/dataset/index.js';
 import { createExecutor } from '../../main/execution/index.js';
 import { oracleProgram, setupFor, setupSampleOf, type CompletionMode, type Quote } from '../../main/prompt/index.js';
-import { evaluateCode, scoreCodes } from '../../main/runner/index.js';
+import type { GenerationBackend } from '../../main/generation/index.js';
+import { evaluateCode, executeRun, scoreCodes, type RunSample } from '../../main/runner/index.js';
 import { localClient, openWorkbench, prepareDataset, type Workbench } from '../../main/service/index.js';
 import { readFileInput, readSpecDir } from '../../main/cli/files.js';
 import { hasWapiiBench, REPO_ROOT, tempDir } from '../support/paths.js';
@@ -87,6 +88,33 @@ describe('the real-world dataset format, end to end', () => {
     const scores = await scoreCodes({ samples: prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task, ...(s.fields ? { fields: s.fields } : {}) })), codes, specs, executor });
     expect(scores.samples.map((s) => s.evaluation.verdict.sample_verdict)).toEqual(prepared.samples.map(() => 'correct'));
     expect(scores.statistics).toMatchObject({ samples_total: 5, samples_correct: 5 });
+  });
+
+  it.each(['full', 'argument'] as CompletionMode[])('a run hands each sample its setup: the prompt continues its own starter, the output scores correct (%s completion)', async (mode) => {
+    const prepared = unwrap(await prepareDataset(unwrap(readFileInput(DATASET)), unwrap(readSpecDir(SPECS))));
+    const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
+    const store = wb.store;
+    // A scripted model: for the prompt of each sample, the completion the oracle writes after that sample's starter.
+    const byStarter = new Map(prepared.samples.map((s) => [oracleProgram(s, mode).starter, oracleProgram(s, mode).completion]));
+    const prompts: string[] = [];
+    const backend: GenerationBackend = {
+      manifest: {},
+      slots: 1,
+      slot: () => ({
+        generate: async ({ prompt }) => {
+          prompts.push(prompt.text);
+          const text = byStarter.get(prompt.starter);
+          if (text === undefined) throw new Error(`no scripted answer for the starter ${JSON.stringify(prompt.starter.slice(-40))}`);
+          return { text, tokens: 1, stop: 'eos', interventions: [], promptTokens: 1, reusedPromptTokens: 0, promptMs: 0, generateMs: 0, constraintMs: 0, batched: 1 };
+        },
+      }),
+      [Symbol.asyncDispose]: async () => {},
+    };
+    const samples: RunSample[] = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config, ...(s.fields ? { fields: s.fields } : {}) }));
+    const { runId, report } = await executeRun({ store, backend, executor, samples, specs, plan: { mode, n: 1, seed: 1, settings: { setup: mode }, manifest: {}, dataset: 'fixture' } });
+    expect(report.statistics).toMatchObject({ samples_total: 5, samples_correct: 5 });
+    expect(prompts.every((p, i) => p.includes(`// ${prepared.samples[i]!.task}`))).toBe(true);
+    expect(store.getRun(runId)!.samples.map((r) => (r.extraction as { runs?: string }).runs)).toEqual(samples.map(() => 'own-starter'));
   });
 
   it('refuses a dataset with an API no spec describes, one line per API, and imports the rest when asked', async () => {
