@@ -9,12 +9,22 @@ import { attempt, messageOf } from '../../notices.js';
 import { useRuns } from './runsStore.js';
 
 type Setup = 'full' | 'argument';
-type Setting = 'unconstrained' | 'constrained';
+type Setting = 'unconstrained' | 'constrained' | 'repair';
 const GRID: readonly { setup: Setup; setting: Setting; label: string }[] = [
   { setup: 'full', setting: 'unconstrained', label: 'Full completion · unconstrained' },
   { setup: 'full', setting: 'constrained', label: 'Full completion · constrained' },
   { setup: 'argument', setting: 'unconstrained', label: 'Argument completion · unconstrained' },
   { setup: 'argument', setting: 'constrained', label: 'Argument completion · constrained' },
+  { setup: 'full', setting: 'repair', label: 'Full completion · repair' },
+  { setup: 'argument', setting: 'repair', label: 'Argument completion · repair' },
+];
+type Provider = Extract<StartRunInput['model'], { provider: unknown }>['provider']['name'];
+/** Hosted providers (main/generation/providers): the key comes from the environment or the key store, never from this form. */
+const PROVIDERS: readonly { name: Provider; label: string; key: string }[] = [
+  { name: 'openai', label: 'OpenAI', key: 'OPENAI_API_KEY' },
+  { name: 'anthropic', label: 'Anthropic', key: 'ANTHROPIC_API_KEY' },
+  { name: 'gemini', label: 'Gemini', key: 'GEMINI_API_KEY' },
+  { name: 'openai-compatible', label: 'OpenAI-compatible server with a key', key: 'OPENAI_COMPATIBLE_API_KEY' },
 ];
 const cell = (g: { setup: Setup; setting: Setting }): string => `${g.setup}/${g.setting}`;
 /** The knowledge conditions offered as checkboxes (main/prompt/knowledge.ts); `retrieved:k` has its own k. */
@@ -37,7 +47,13 @@ export function NewRunPage(): React.JSX.Element {
   const [apis, setApis] = useState<string[]>([]);
   const [reviewStates, setReviewStates] = useState<ReviewState[]>([]);
   const [limit, setLimit] = useState('');
-  const [source, setSource] = useState<'local' | 'remote'>('local');
+  const [source, setSource] = useState<'local' | 'remote' | 'hosted'>('local');
+  const [provider, setProvider] = useState<Provider>('openai');
+  const [providerModel, setProviderModel] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [providerModels, setProviderModels] = useState<{ models: string[] } | { error: string } | undefined>();
+  const [spendingCap, setSpendingCap] = useState('');
+  const [repairRounds, setRepairRounds] = useState('2');
   const [modelId, setModelId] = useState<number | undefined>();
   const [remoteUrl, setRemoteUrl] = useState('http://127.0.0.1:8080/v1');
   const [remoteModel, setRemoteModel] = useState('default');
@@ -72,6 +88,21 @@ export function NewRunPage(): React.JSX.Element {
     });
   }, [client]);
 
+  // The provider's own model list for the picker, where it lists them (GET /models); typing a name works either way.
+  useEffect(() => {
+    if (source !== 'hosted') return;
+    const url = baseUrl.trim();
+    if (provider === 'openai-compatible' && !/^https?:\/\/\S+$/.test(url)) return setProviderModels(undefined);
+    let live = true;
+    const t = setTimeout(() => {
+      client.listProviderModels({ provider, ...(url ? { baseUrl: url } : {}) }).then(
+        (m) => live && setProviderModels(m),
+        (e: unknown) => live && setProviderModels({ error: messageOf(e) }),
+      );
+    }, 250);
+    return () => ((live = false), clearTimeout(t));
+  }, [client, source, provider, baseUrl]);
+
   const dataset = datasets?.find((d) => d.id === datasetId);
   const model = models?.find((m) => m.id === modelId);
   const number = (text: string): number | undefined => (text.trim() === '' || Number.isNaN(Number(text)) ? undefined : Number(text));
@@ -81,6 +112,13 @@ export function NewRunPage(): React.JSX.Element {
     if (datasetId === undefined) return 'choose a dataset';
     if (source === 'local' && modelId === undefined) return 'choose a model';
     if (source === 'remote' && !/^https?:\/\/\S+$/.test(remoteUrl.trim())) return 'give the endpoint as an http(s) URL';
+    if (source === 'hosted' && providerModel.trim() === '') return "give the provider's model";
+    if (source === 'hosted' && baseUrl.trim() !== '' && !/^https?:\/\/\S+$/.test(baseUrl.trim())) return 'give the base URL as an http(s) URL';
+    if (source === 'hosted' && provider === 'openai-compatible' && baseUrl.trim() === '') return "give the server's base URL";
+    const cap = number(spendingCap);
+    if (source === 'hosted' && spendingCap.trim() !== '' && (cap === undefined || cap <= 0)) return 'the spending cap must be a positive number of dollars';
+    const rounds = number(repairRounds);
+    if (grid.some((g) => g.endsWith('/repair')) && (rounds === undefined || rounds < 1 || rounds > 10 || !Number.isInteger(rounds))) return 'repair rounds must be a whole number from 1 to 10';
     if (grid.length === 0) return 'tick at least one cell of the grid';
     const k = number(retrievedK);
     if (retrieved && (k === undefined || k < 1 || !Number.isInteger(k))) return 'k of retrieved:k must be a whole number of 1 or more';
@@ -100,16 +138,22 @@ export function NewRunPage(): React.JSX.Element {
     return (g) => ({
       datasetId,
       subset,
-      model: source === 'local' ? { modelId: modelId! } : { remote: { url: remoteUrl.trim(), model: remoteModel.trim() || 'default' } },
+      model:
+        source === 'local'
+          ? { modelId: modelId! }
+          : source === 'hosted'
+            ? { provider: { name: provider, model: providerModel.trim(), batch: false, ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}), ...(cap !== undefined ? { spendingCapUsd: cap } : {}) } }
+            : { remote: { url: remoteUrl.trim(), model: remoteModel.trim() || 'default' } },
       setup: g.setup,
       setting: g.setting,
+      ...(g.setting === 'repair' ? { repairRounds: rounds } : {}),
       prompt,
       sampling,
       ...(number(parallel) !== undefined ? { parallel: number(parallel) } : {}),
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
-  }, [datasetId, source, modelId, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, limit, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+  }, [datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
 
   const cells = GRID.filter((g) => grid.includes(cell(g)));
   // The estimate follows the form, a moment after the last change.
@@ -123,7 +167,11 @@ export function NewRunPage(): React.JSX.Element {
           // previewRun counts the knowledge conditions (p.runs) of one grid cell; the page queues that for each ticked cell.
           const runs = p.runs * cells.length;
           const each = p.runs > 1 ? ` (${cells.length} cell${cells.length === 1 ? '' : 's'} × ${p.runs} conditions)` : '';
-          setEstimate({ state: 'ok', text: `${p.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : p.runs === 1 ? 'each run: ' : 'each cell: '}${p.estimate}` });
+          // A hosted run's cost is an upper bound per cell (every output at the token limit); repair rounds can ask again, so say it is per round.
+          const cost = p.cost
+            ? ` · cost at most ${p.cost.usd === null ? '? (no price for this model in the price table)' : `$${(p.cost.usd * cells.length).toFixed(2)}`} (${p.cost.inputTokens * cells.length} prompt + ${p.cost.outputTokens * cells.length} output tokens${cells.some((c) => c.setting === 'repair') ? ', before repair rounds' : ''})${p.cost.capUsd !== null ? ` · cap $${p.cost.capUsd.toFixed(2)} per run` : ''}`
+            : '';
+          setEstimate({ state: 'ok', text: `${p.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : p.runs === 1 ? 'each run: ' : 'each cell: '}${p.estimate}${cost}` });
         },
         (e: unknown) => setEstimate({ state: 'error', text: messageOf(e) }),
       );
@@ -221,6 +269,9 @@ export function NewRunPage(): React.JSX.Element {
             <label className="check">
               <input type="radio" name="source" checked={source === 'remote'} onChange={() => setSource('remote')} /> remote OpenAI-compatible endpoint
             </label>
+            <label className="check">
+              <input type="radio" name="source" aria-label="hosted provider" checked={source === 'hosted'} onChange={() => setSource('hosted')} /> hosted provider (a key)
+            </label>
           </div>
           {source === 'local' ? (
             models.length === 0 ? (
@@ -241,6 +292,43 @@ export function NewRunPage(): React.JSX.Element {
                 {model?.fit && <span className={model.fit.fitsGpu || model.fit.fitsRam ? 'muted' : 'error-inline'}>{model.fit.summary}</span>}
               </label>
             )
+          ) : source === 'hosted' ? (
+            <>
+              <div className="row">
+                <label>
+                  Provider
+                  <select aria-label="Provider" value={provider} onChange={(e) => (setProvider(e.target.value as Provider), setProviderModels(undefined))}>
+                    {PROVIDERS.map((p) => (
+                      <option key={p.name} value={p.name}>
+                        {p.label}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  Model
+                  <input aria-label="Provider model" list="provider-models" value={providerModel} onChange={(e) => setProviderModel(e.target.value)} placeholder={provider === 'openai' ? 'gpt-4o' : ''} />
+                  <datalist id="provider-models">
+                    {providerModels && 'models' in providerModels && providerModels.models.map((m) => <option key={m} value={m} />)}
+                  </datalist>
+                </label>
+                <label>
+                  Base URL
+                  <input type="url" aria-label="Provider base URL" size={32} placeholder={provider === 'openai-compatible' ? 'https://… (required)' : "the provider's own API"} value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} />
+                </label>
+                <label>
+                  spending cap $
+                  <input className="narrow" aria-label="Spending cap" placeholder="none" value={spendingCap} onChange={(e) => setSpendingCap(e.target.value)} />
+                </label>
+              </div>
+              <p className="muted" data-testid="provider-models">
+                {providerModels === undefined
+                  ? `The key comes from ${PROVIDERS.find((p) => p.name === provider)!.key} or the key store; it never enters the run.`
+                  : 'error' in providerModels
+                    ? <span className="error-inline">{providerModels.error}</span>
+                    : `${providerModels.models.length} models listed by the provider (pick one as you type). Hosted models run unconstrained or with repair.`}
+              </p>
+            </>
           ) : (
             <div className="row">
               <label>
@@ -275,6 +363,11 @@ export function NewRunPage(): React.JSX.Element {
             </label>
             {prompt === 'chat' && model && !model.chatTemplate && <span className="error-inline">this model has no chat template</span>}
           </div>
+          <label>
+            repair rounds
+            <input className="narrow" aria-label="Repair rounds" disabled={!grid.some((g) => g.endsWith('/repair'))} value={repairRounds} onChange={(e) => setRepairRounds(e.target.value)} />
+            <span className="muted">at most this many follow-ups with the spec checker&apos;s findings per output (repair: any model, no logits needed)</span>
+          </label>
         </fieldset>
 
         <fieldset>

@@ -6,6 +6,7 @@ import { RequestDiff } from '../../components/RequestDiff.js';
 import { TokenTrace } from '../../components/TokenTrace.js';
 import { Verdict } from '../../components/Verdict.js';
 import { when } from '../../format.js';
+import { RepairRounds } from './RepairRounds.js';
 import { useRunPage } from './runPageStore.js';
 
 /**
@@ -76,6 +77,13 @@ export function SampleInspector(): React.JSX.Element | null {
         </p>
         <CodeView code={d.code} highlight={d.callRange} label="generated code" />
       </section>
+
+      {d.generation?.repair && d.generation.repair.length > 0 && (
+        <section>
+          <h3>Repair rounds ({d.generation.repair.length})</h3>
+          <RepairRounds rounds={d.generation.repair} />
+        </section>
+      )}
 
       {d.generation && (setting === 'constrained' || d.generation.interventions.length > 0) && (
         <section>
