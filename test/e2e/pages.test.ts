@@ -105,6 +105,7 @@ describe.runIf(hasChromium && hasWapiiBench)('the pages on `wapii serve`', () =>
     // A demo run's page (the demo seeds runs): Results with its charts.
     await page.goto(`${serve.url}/#/runs/1`);
     await page.locator('.page-loading').waitFor({ state: 'detached', timeout: 60_000 });
+    await expect.poll(() => page.locator('main').textContent(), { timeout: 60_000 }).not.toContain('Loading run');
     await page.waitForLoadState('networkidle');
     await shot(page, 'dark-run');
     await page.emulateMedia({ colorScheme: 'light' });

@@ -197,7 +197,10 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     const truncated = '{"samples": [{"task": "List my webhook subscri';
     standIn.respond.current = () => textReply(truncated, 'MAX_TOKENS');
     await job.getByRole('button', { name: 'Resume' }).click();
-    await expect.poll(() => job.getAttribute('data-status'), { timeout: 30_000 }).toBe('finished');
+    // Its one endpoint failed: the job reads failed, not finished, and offers Retry errors.
+    await expect.poll(() => job.getAttribute('data-status'), { timeout: 30_000 }).toBe('failed');
+    expect(await job.getByTestId('job-status').textContent()).toBe('failed (its endpoint)');
+    expect(await job.getByRole('button', { name: 'Retry errors' }).count()).toBe(1);
     expect(await job.getByTestId('job-counts').textContent()).toMatch(/^1 of 1 endpoints · 0 samples stored · 1 failed · /);
     const failure = job.getByTestId('job-failures');
     expect(await failure.textContent()).toContain('GET /webhooks truncated the answer was cut at the token limit');
