@@ -5,7 +5,7 @@ import type { Verdict } from './verdicts.js';
 export const Z95 = 1.959963984540054;
 
 /** A closed interval [low, high] on the 0..1 scale. */
-export type Interval = readonly [number, number];
+export type Interval = [low: number, high: number];
 
 /**
  * The Wilson score interval for k successes in n trials (Wilson 1927; Newcombe 1998, method 3).
