@@ -117,7 +117,8 @@ class GrammarWriter {
     const seg = quote === '`' ? 'pbt' : quote === "'" ? 'psq' : 'pdq';
     if (!this.rules.has(seg)) {
       const chars = `A-Za-z0-9\\-._~!$&()*+,;=:@%<>${quote === "'" ? '"' : "'"}`;
-      this.add(seg, quote === '`' ? `( [${chars}] | "\${" bref "}" )+` : `[${chars}]+`);
+      // A `<placeholder>` may hold what the engine's does (words, digits, `_-. `), spaces included.
+      this.add(seg, quote === '`' ? `( [${chars}] | "<" [A-Za-z0-9_\\-. ]+ ">" | "\${" bref "}" )+` : `( [${chars}] | "<" [A-Za-z0-9_\\-. ]+ ">" )+`);
     }
     // Templates: a server variable (`bot{token}`) or path parameter takes a segment value.
     const template = (text: string): string =>

@@ -122,9 +122,16 @@ const URL_SAFE = /[A-Za-z0-9\-._~!$&'()*+,;=:@%<>]/;
 /** What a path parameter's value may start with (see paramCharOk), `$` for `${` in backticks. */
 const URL_PARAM_STARTS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*+,;=:@%<>";
 
+/**
+ * What a `<placeholder>` in a path segment may hold: words, digits and `_-. ` (`<user id>`), never
+ * quotes, backticks, braces, backslashes or `$` (constraints.md: URL-safe characters and placeholders;
+ * anything else in a single-quoted URL is a template or escape the URL was not meant to hold).
+ */
+const PLACEHOLDER_CHAR = /[A-Za-z0-9_\-. ]/;
+
 function paramCharOk(parameter: Parameter | undefined, c: string, quote: string, text: string): boolean {
   if (c === quote) return false;
-  if (text.startsWith('<')) return text.endsWith('>') ? false : c !== '/' && c !== '?' && c !== '#';
+  if (text.startsWith('<')) return text.endsWith('>') ? false : c === '>' ? text.length > 1 : PLACEHOLDER_CHAR.test(c);
   if (c === '<') return text === '';
   const type = parameter?.schema?.['type'];
   if (type === 'integer') return c >= '0' && c <= '9';
@@ -139,7 +146,7 @@ const URL_CLASSES = new Map(
   ["'", '"', '`'].map((q) => [
     q,
     {
-      placeholder: charClass(`u${q}<`, (c) => c === q || c === '>' || c === '/' || c === '?' || c === '#', false),
+      placeholder: charClass(`u${q}<`, (c) => !PLACEHOLDER_CHAR.test(c), false),
       integer: charClass(`u${q}integer`, (c) => !(c >= '0' && c <= '9'), false),
       number: charClass(`u${q}number`, (c) => !(c >= '0' && c <= '9') && c !== '.', false),
       text: charClass(`u${q}`, (c) => c === q || c === '<' || c === '>' || c === '&' || !URL_SAFE.test(c), false),
@@ -354,23 +361,27 @@ export class UrlFrame implements Frame {
     readonly param: { readonly parameter: Parameter | undefined; readonly next: UrlNode } | undefined,
     readonly value: string,
   ) {}
+  /** A `$` typed in a backtick URL opens `${reference}`; in other quotes it is a character of the value. */
+  private get opensTemplate(): boolean {
+    return this.value === '$' && this.quote === '`';
+  }
   private cachedId: string | undefined;
   get id(): string {
     return (this.cachedId ??= `u${this.quote}${nodeId(this.at)}.${this.param ? nodeId(this.param.next) : ''}.${valueKind(this.value)}`);
   }
   asciiOnly(): boolean {
     if (!this.param) return literalAscii(this.at);
-    if (this.value === '$') return true;
+    if (this.opensTemplate) return true;
     if (this.value.startsWith('<') && !this.value.endsWith('>')) return false;
     return literalAscii(this.param.next);
   }
   nextAscii(): AsciiSet | undefined {
     // A server or path's next literal character, the quote, or a path parameter's first one.
     if (!this.param) return nodeNext(this.at, this.quote);
-    return this.value === '$' ? asciiSet('{') : undefined;
+    return this.opensTemplate ? asciiSet('{') : undefined;
   }
   openClass(): CharClass | undefined {
-    if (!this.param || this.value === '$' || this.value === '${}') return undefined;
+    if (!this.param || this.opensTemplate || this.value === '${}') return undefined;
     const classes = URL_CLASSES.get(this.quote)!;
     // A `<placeholder>` takes anything up to its `>`, but never leaves the path segment.
     if (this.value.startsWith('<')) return this.value.length > 1 && this.value.endsWith('>') ? undefined : classes.placeholder;
@@ -393,7 +404,7 @@ export class UrlFrame implements Frame {
   }
   step(c: string, parent: Stack): Stack[] {
     if (!this.param) return this.fromNode(this.at, c, parent);
-    if (this.value === '$') {
+    if (this.opensTemplate) {
       // `${reference}` inside backticks, then `}`.
       const after = push(new UrlFrame(this.compiled, this.method, this.quote, this.at, this.param, '${}'), parent);
       return c === '{' ? [push(new ReferenceFrame(this.compiled.scope, 'start', '', true), push(new WordFrame('}', 0), after))] : [];
@@ -412,7 +423,7 @@ export class UrlFrame implements Frame {
   completion(): string {
     if (!this.param) return shortestUrl(this.compiled, this.method, this.quote, this.at);
     let close = '';
-    if (this.value === '$') close = `{${new ReferenceFrame(this.compiled.scope, 'start', '').completion()}}`;
+    if (this.opensTemplate) close = `{${new ReferenceFrame(this.compiled.scope, 'start', '').completion()}}`;
     else if (this.value === '') close = 'x';
     else if (this.value.startsWith('<') && !this.value.endsWith('>')) close = '>';
     return close + shortestUrl(this.compiled, this.method, this.quote, this.param.next);

@@ -230,3 +230,21 @@ describe('a setup: constraints start at its call, with its names in scope', () =
     expect(unknown.feed(`get('${BASE}/shipments', { params: { limit: nope } });`).ok).toBe(false);
   });
 });
+
+describe('path parameter segments take URL-safe characters and <placeholders> only', () => {
+  it.each([
+    ['a backtick in a placeholder', "axios.delete('https://api.harbor.example/v2/warehouses/<wh|`x>');"],
+    ['a template in a single-quoted placeholder', "axios.delete('https://api.harbor.example/v2/warehouses/<|${id}>');"],
+    ['a brace in a placeholder', "axios.delete('https://api.harbor.example/v2/warehouses/<a|{b}>');"],
+    ['a backslash in a placeholder', "axios.delete('https://api.harbor.example/v2/warehouses/<a|\\\\b>');"],
+    ['a template in a single-quoted value', "axios.delete('https://api.harbor.example/v2/warehouses/$|{id}');"],
+  ])('rejects %s', (_why, template) => {
+    const [text, offset] = at(template);
+    const fed = ConstraintMatcher.create(spec).feed(text);
+    expect(fed.ok ? -1 : fed.offset).toBe(offset);
+  });
+
+  it('accepts placeholders of words, digits, spaces and _-.', () => {
+    expect(ConstraintMatcher.create(spec).feed("axios.delete('https://api.harbor.example/v2/warehouses/<warehouse id-1.b_2>');")).toEqual({ ok: true });
+  });
+});
