@@ -169,6 +169,10 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
   const configEntries: [string, ValueRule, boolean][] = [];
   if (headerEntries.length > 0) configEntries.push(['headers', objectRule(headerEntries, null), headerEntries.some(([, , r]) => r)]);
   if (queryEntries.length > 0) configEntries.push(['params', objectRule(queryEntries, null), queryEntries.some(([, , r]) => r)]);
+  // Axios's `auth` option (it sends `Authorization: Basic ...`) where the spec has an http basic scheme (Twilio, Stripe); permitted, never required.
+  if (spec.securitySchemes.some((scheme) => scheme.type === 'http' && scheme.scheme.toLowerCase() === 'basic')) {
+    configEntries.push(['auth', objectRule([['username', { kind: 'string' }, true], ['password', { kind: 'string' }, true]], null), false]);
+  }
   const config = configEntries.length > 0 ? { ...objectRule(configEntries, null), literalValues: true } : null;
   const content = endpoint.requestBody?.contents.find((c) => /json/i.test(c.mediaType)) ?? endpoint.requestBody?.contents[0];
   let data: ValueRule;

@@ -148,3 +148,25 @@ describe.runIf(hasVocabBundle)('the exported GBNF of the fixtures in node-llama-
     }
   }, 120_000);
 });
+
+describe('basic auth where the spec has an http basic scheme', () => {
+  it('takes `auth: {username, password}` in the config, both required, and nothing else there', async () => {
+    const { spec } = await importFixture('Swagger 2.0');
+    const starter = "const axios = require('axios');\nconst user = 'u';\n";
+    const feed = (completion: string) => {
+      const { matcher } = ConstraintMatcher.after(spec, starter);
+      const fed = matcher.feed(completion);
+      return fed.ok ? matcher.isComplete() : fed.offset - starter.length;
+    };
+    expect(feed("axios.get('https://api.petshop.example/v1/pets', { auth: { username: user, password: process.env.PASS } });")).toBe(true);
+    expect(feed("axios.post('https://api.petshop.example/v1/pets', { name: 'Rex' }, { auth: { username: 'u', password: 'p' } });")).toBe(true);
+    const missing = "axios.get('https://api.petshop.example/v1/pets', { auth: { username: 'u' |} });";
+    expect(feed(missing.replace('|', ''))).toBe(missing.indexOf('|'));
+    const other = "axios.get('https://api.petshop.example/v1/pets', { auth: { |token: 'u' } });";
+    expect(feed(other.replace('|', ''))).toBe(other.indexOf('|'));
+    // A spec without a basic scheme has no `auth`.
+    const messenger = (await importFixture('OpenAPI 3.1')).spec;
+    const { matcher } = ConstraintMatcher.after(messenger, starter);
+    expect(matcher.feed("axios.get('https://maps.messenger.example/maps/api/geocode/json', { params: { address: 'x' }, auth: ").ok).toBe(false);
+  });
+});
