@@ -101,11 +101,11 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
       await page.setViewportSize(size);
       await go(`#/runs/${ids[which]}?tab=results`);
       if (which === 'unconstrained') {
-        await page.getByTestId('chart-grid').locator('.recharts-bar-rectangle').first().waitFor({ timeout: 20_000 });
+        await page.getByTestId('chart-grid').locator('.recharts-bar-rectangle').first().waitFor({ timeout: 60_000 });
         // The grid's gain carries its paired test.
         await expect.poll(() => page.getByTestId('chart-grid').textContent()).toMatch(/p (=|<) 0\.\d+/);
       } else {
-        await page.getByTestId('chart-per-api').locator('.recharts-bar-rectangle').first().waitFor({ timeout: 20_000 });
+        await page.getByTestId('chart-per-api').locator('.recharts-bar-rectangle').first().waitFor({ timeout: 60_000 });
         expect(await page.getByTestId('headline-table').locator('thead th').count()).toBe(6);
       }
       const { boxes, labels } = await resultBoxes(page);
@@ -124,6 +124,8 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
       // Rates carry their interval on hover.
       expect(await page.getByTestId('headline-table').locator('td .rate').first().getAttribute('title')).toMatch(/^\d+\/\d+ · 95% interval \d+\.\d–\d+\.\d%$/);
       await shot(`results-${which}`, size);
+      // The charts sit below the fold of the Results scroll area: each is kept on its own too.
+      for (const id of ['chart-per-api', ...(which === 'unconstrained' ? ['chart-grid'] : [])]) await page.getByTestId(id).screenshot({ path: path.join(ARTIFACTS, `e2e-layout-${id}-${which}-${size.width}.png`) });
     });
 
     it(`Runs at ${size.width}×${size.height}: the table fits the window; an undefined rate reads "–" with k/n`, async () => {
