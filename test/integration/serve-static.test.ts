@@ -5,8 +5,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpTransport, type HttpTransport } from '../../main/api/http.js';
 import { pickEncoding } from '../../main/api/httpStatic.js';
-import { callMethod } from '../../main/api/index.js';
-import { openWorkbench, type Workbench } from '../../main/service/index.js';
+import { callMethod, openWorkbench, type Workbench } from '../../main/service/index.js';
 import { tempDir } from '../support/paths.js';
 
 interface Raw {
