@@ -125,7 +125,6 @@ export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 export const SetupSchema = z.enum(['full', 'argument']);
-/** How a run decodes: freely, constrained by the spec (token masks or a server's grammar), or freely with the spec checker's repair rounds (any model). */
 /** One round of the repair setting, as stored with its output (main/runner/repair.ts). */
 export const RepairRoundSchema = z.object({
   round: z.number().int(),
@@ -137,6 +136,7 @@ export const RepairRoundSchema = z.object({
 });
 export type RepairRoundValue = z.infer<typeof RepairRoundSchema>;
 
+/** How a run decodes: freely, constrained by the spec (token masks or a server's grammar), or freely with the spec checker's repair rounds (any model). */
 export const SettingSchema = z.enum(['unconstrained', 'constrained', 'repair']);
 /** The repair setting's default rounds: a program the checker faults is sent back at most this many times. */
 export const DEFAULT_REPAIR_ROUNDS = 2;
@@ -147,8 +147,17 @@ export const RunSubsetSchema = z.object({
   apis: z.array(z.string()).optional(),
   reviewStates: z.array(ReviewStateSchema).optional(),
   sampleIds: z.array(z.string()).optional(),
-  /** The first n samples left after the filters. */
+  /** The first n samples left after the filters (after the random sample, when both are given). */
   limit: z.number().int().positive().optional(),
+  /**
+   * A seeded random sample of `size` of the samples left after the filters (the same seed gives
+   * the same samples); `stratify: 'api'` keeps each API's share of them (largest-remainder rounding).
+   */
+  sample: z.object({
+    size: z.number().int().positive(),
+    seed: z.number().int().min(0).default(1),
+    stratify: z.enum(['none', 'api']).default('none'),
+  }).optional(),
 });
 export type RunSubset = z.infer<typeof RunSubsetSchema>;
 
@@ -199,6 +208,8 @@ export const StartRunInputSchema = z.object({
   setting: SettingSchema.default('unconstrained'),
   /** The repair setting only: at most this many follow-ups with the spec checker's findings per output. */
   repairRounds: z.number().int().min(1).max(10).default(DEFAULT_REPAIR_ROUNDS),
+  /** The HTTP client the starter code calls (scoring.md §2–3): Axios as the paper, or the global `fetch`. */
+  client: z.enum(['axios', 'fetch']).default('axios'),
   prompt: PromptKindSchema.default('completion'),
   sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
   /** Sequences decoded in one batch per step; absent: the default for where the model runs (DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU). */

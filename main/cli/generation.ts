@@ -11,11 +11,12 @@ import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type CompletionMode } from '.
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type Statistics } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
+import { randomSample } from '../service/runPlan.js';
 import { DEFAULT_REPAIR_ROUNDS, type RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
 import { readFileInput, readSpecDir } from './files.js';
-import { runOnStoredDataset } from './runs.js';
+import { runOnStoredDataset, sampleOption } from './runs.js';
 import type { CliIo } from './program.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
@@ -110,7 +111,10 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--setting <setting>', "decode freely, constrained by the spec, or freely with repair rounds (the spec checker's findings sent back to the model)").choices(['unconstrained', 'constrained', 'repair']).default('unconstrained'))
     .option('--repair-rounds <k>', 'with --setting repair: follow-ups per output at most', String(DEFAULT_REPAIR_ROUNDS))
     .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
-    .option('--limit <n>', 'only the first n samples of the dataset')
+    .option('--limit <n>', 'only the first n samples of the dataset (of the random sample, with --sample)')
+    .option('--sample <n>', 'a seeded random sample of n samples (after --api/--review), kept in dataset order')
+    .option('--sample-seed <s>', 'with --sample: its seed; the same seed takes the same samples (default 1)')
+    .option('--stratify <by>', "with --sample: 'api' keeps each API's share of the samples (largest-remainder rounding)")
     .option('--parallel <n>', `samples decoded at once, in parallel sequences of one context, their tokens in one batch (default: ${DEFAULT_PARALLEL} on the CPU or a remote server, ${DEFAULT_PARALLEL_GPU} on a GPU, fewer where their caches do not fit)`)
     .option('--n <n>', 'outputs per sample', '1')
     .option('--seed <n>', 'sampling seed', '1')
@@ -152,7 +156,9 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const specFiles = unwrap(readSpecDir(str('specs')));
       const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
       const all = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config }));
-      const samples = opts['limit'] !== undefined ? all.slice(0, positiveInt('--limit', str('limit'))) : all;
+      const sample = sampleOption(opts);
+      const drawn = sample ? randomSample(all, sample) : all;
+      const samples = opts['limit'] !== undefined ? drawn.slice(0, positiveInt('--limit', str('limit'))) : drawn;
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
       const specSha256 = Object.fromEntries([...prepared.specs].map(([api, p]) => [api, sha256(p.file.content)]));
 

@@ -21,6 +21,17 @@ const int = (name: string, value: string, min = 0): number => {
   return n;
 };
 
+/** `--sample N [--sample-seed S] [--stratify api]`: the subset's seeded random sample, or undefined without --sample. */
+export function sampleOption(opts: RunOptions): { size: number; seed: number; stratify: 'none' | 'api' } | undefined {
+  if (opts['sample'] === undefined) {
+    if (opts['sampleSeed'] !== undefined || opts['stratify'] !== undefined) throw new WapiiError('bad_input', '--sample-seed and --stratify go with --sample <n>');
+    return undefined;
+  }
+  const stratify = opts['stratify'] === undefined ? 'none' : String(opts['stratify']);
+  if (stratify !== 'none' && stratify !== 'api') throw new WapiiError('bad_input', `--stratify takes api or none, not "${stratify}"`);
+  return { size: int('--sample', String(opts['sample']), 1), seed: int('--sample-seed', String(opts['sampleSeed'] ?? '1'), 0), stratify };
+}
+
 /**
  * `wapii run --dataset <id|name>`: a run on a stored dataset, through the same service methods and
  * job queue as the app (startRun / resumeRun / cancelRun), in this process. Ctrl-C cancels it; the
@@ -55,6 +66,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     if (opts['provider'] !== undefined && (!opts['model'] || opts['remote'])) throw new WapiiError('bad_input', '--provider takes the model by name: --provider <name> --model <model> [--base-url <url>]');
     const subset = {
       ...(opts['limit'] !== undefined ? { limit: int('--limit', str('limit'), 1) } : {}),
+      ...(opts['sample'] !== undefined ? { sample: sampleOption(opts) } : {}),
       ...(opts['api'] !== undefined ? { apis: str('api').split(',') } : {}),
       ...(opts['review'] !== undefined ? { reviewStates: str('review').split(',') as ('accepted' | 'fixed' | 'unreviewed' | 'rejected')[] } : {}),
     };

@@ -4,5 +4,5 @@ export type { ArgumentResult, ArgumentResults, ArgumentVerdict, CompatMode, Erro
 export { classifyFailure, countFailures, FAILURE_CLASSES, type ExecutionFailure, type FailureClass, type FailureCounts } from './taxonomy.js';
 export { failedWithoutSolvedWith, type RunVerdicts } from './subsets.js';
 export { conditionRows, type ConditionRow, type ConditionRun } from './conditions.js';
-export { BOOTSTRAP, meanMetricIntervals, passAtK, passAtKOf, proportionIntervals, proportionsOf, uncertaintyOf, wilson, type Interval, type Proportion, type Uncertainty } from './intervals.js';
+export { BOOTSTRAP, meanMetricIntervals, mulberry32, passAtK, passAtKOf, proportionIntervals, proportionsOf, uncertaintyOf, wilson, type Interval, type Proportion, type Uncertainty } from './intervals.js';
 export { ALPHA, mcnemarExact, PAIRED_OUTCOMES, PAIRED_STATISTIC, pairedComparison, pairedTest, type PairedOutcome, type PairedTest } from './paired.js';

@@ -3,6 +3,7 @@ import type { RunSubset, StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
 import type { Sample } from '../api/schemas.js';
 import type { ApiSpec } from '../openapi/index.js';
+import { mulberry32 } from '../scoring/index.js';
 import { parseKnowledge, PROMPT_TEMPLATE_HASH, type KnowledgeCondition } from '../prompt/index.js';
 import { withKnowledge } from '../runner/index.js';
 import { sha256 } from '../store/index.js';
@@ -19,8 +20,56 @@ export function selectSubset(samples: readonly Sample[], subset: RunSubset): Sam
   const apis = subset.apis && subset.apis.length > 0 ? new Set(subset.apis) : undefined;
   const states = subset.reviewStates && subset.reviewStates.length > 0 ? new Set<string>(subset.reviewStates) : undefined;
   const ids = subset.sampleIds && subset.sampleIds.length > 0 ? new Set(subset.sampleIds) : undefined;
-  const chosen = samples.filter((s) => (!apis || apis.has(s.api)) && (!states || states.has(s.reviewState)) && (!ids || ids.has(s.id)));
+  const filtered = samples.filter((s) => (!apis || apis.has(s.api)) && (!states || states.has(s.reviewState)) && (!ids || ids.has(s.id)));
+  const chosen = subset.sample ? randomSample(filtered, subset.sample) : filtered;
   return subset.limit !== undefined ? chosen.slice(0, subset.limit) : chosen;
+}
+
+/**
+ * A seeded random sample of `size` items (all of them when there are fewer), kept in their given
+ * order so a run reads in dataset order. `stratify: 'api'` gives each API the share it has of
+ * `items`, rounded by largest remainder (ties to the API first in `items`), so a small sample of a
+ * dataset dominated by one API still holds the others in proportion.
+ */
+export function randomSample<T extends { readonly api: string }>(items: readonly T[], sample: { readonly size: number; readonly seed: number; readonly stratify: 'none' | 'api' }): T[] {
+  if (sample.size >= items.length) return [...items];
+  const random = mulberry32(sample.seed);
+  const positions = items.map((_, i) => i);
+  const picked = sample.stratify === 'api' ? stratifiedPick(items, positions, sample.size, random) : shuffled(positions, random).slice(0, sample.size);
+  return picked.sort((a, b) => a - b).map((i) => items[i] as T);
+}
+
+/** Each API's quota by largest remainder, then that many of its positions, drawn in first-seen API order from one seeded stream. */
+function stratifiedPick(items: readonly { readonly api: string }[], positions: readonly number[], size: number, random: () => number): number[] {
+  const byApi = new Map<string, number[]>();
+  for (const i of positions) {
+    const api = (items[i] as { api: string }).api;
+    const list = byApi.get(api);
+    if (list) list.push(i);
+    else byApi.set(api, [i]);
+  }
+  const groups = [...byApi.values()];
+  const exact = groups.map((g) => (size * g.length) / items.length);
+  const quota = exact.map(Math.floor);
+  let left = size - quota.reduce((a, b) => a + b, 0);
+  // Stable sort: equal remainders go to the API that comes first in the dataset.
+  const order = exact.map((x, g) => ({ g, rest: x - Math.floor(x) })).sort((a, b) => b.rest - a.rest);
+  for (const { g } of order) {
+    if (left === 0) break;
+    quota[g] = (quota[g] ?? 0) + 1;
+    left--;
+  }
+  return groups.flatMap((g, k) => shuffled(g, random).slice(0, quota[k]));
+}
+
+/** Fisher–Yates on a copy. */
+function shuffled(list: readonly number[], random: () => number): number[] {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as number, out[i] as number];
+  }
+  return out;
 }
 
 /** Says which filter emptied the subset, so the user knows what to loosen. */
@@ -69,6 +118,8 @@ export function settingsOf(input: StartRunInput, samples: number, condition: Kno
     prompt: input.prompt,
     setting: input.setting,
     ...(input.setting === 'repair' ? { repairRounds: input.repairRounds } : {}),
+    // Only a fetch run records its client: runs stored before the option are Axios runs.
+    ...(input.client === 'fetch' ? { client: 'fetch' } : {}),
     n: input.sampling.n,
     seed: input.sampling.seed,
     temperature: input.sampling.temperature,
@@ -100,6 +151,8 @@ export function estimateLine(outputs: number, maxTokens: number, tokensPerSecond
 }
 
 export function assertRunnable(input: StartRunInput): void {
+  // The constraint language and its GBNF describe Axios calls only (constraints.md).
+  if (input.client === 'fetch' && input.setting === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
   if ('remote' in input.model && input.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');
   if ('remote' in input.model && input.setting === 'constrained' && input.setup !== 'full') {
     throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: choose the full setup');

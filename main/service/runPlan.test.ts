@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '../api/schemas.js';
+import { randomSample, selectSubset } from './runPlan.js';
+
+/** 100 items: 70 of API a, 20 of b, 10 of c, interleaved as a real dataset's per-API blocks are not. */
+const items = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, api: i % 10 < 7 ? 'a' : i % 10 < 9 ? 'b' : 'c' }));
+const countBy = (list: readonly { api: string }[]): Record<string, number> => list.reduce<Record<string, number>>((acc, x) => ({ ...acc, [x.api]: (acc[x.api] ?? 0) + 1 }), {});
+
+describe('randomSample', () => {
+  it('is deterministic per seed, differs across seeds, and keeps dataset order without repeats', () => {
+    const one = randomSample(items, { size: 10, seed: 7, stratify: 'none' });
+    expect(randomSample(items, { size: 10, seed: 7, stratify: 'none' })).toEqual(one);
+    expect(one).toHaveLength(10);
+    expect(new Set(one.map((x) => x.id)).size).toBe(10);
+    const idx = one.map((x) => Number(x.id.slice(1)));
+    expect(idx).toEqual([...idx].sort((a, b) => a - b));
+    expect(randomSample(items, { size: 10, seed: 8, stratify: 'none' }).map((x) => x.id)).not.toEqual(one.map((x) => x.id));
+    // Not simply the first ten.
+    expect(one.map((x) => x.id)).not.toEqual(items.slice(0, 10).map((x) => x.id));
+  });
+
+  it('stratified keeps each API share by largest remainder', () => {
+    // 10 of 100 → 7, 2, 1 exactly.
+    expect(countBy(randomSample(items, { size: 10, seed: 3, stratify: 'api' }))).toEqual({ a: 7, b: 2, c: 1 });
+    // 5 of 100 → 3.5, 1.0, 0.5: floors 3, 1, 0 leave one; remainders a .5 and c .5 tie, the first-seen API (a) takes it.
+    expect(countBy(randomSample(items, { size: 5, seed: 3, stratify: 'api' }))).toEqual({ a: 4, b: 1 });
+    // 13 of 100 → 9.1, 2.6, 1.3: floors 9, 2, 1 leave one, b has the largest remainder.
+    expect(countBy(randomSample(items, { size: 13, seed: 11, stratify: 'api' }))).toEqual({ a: 9, b: 3, c: 1 });
+    for (const seed of [1, 2, 3, 4, 5]) expect(countBy(randomSample(items, { size: 20, seed, stratify: 'api' }))).toEqual({ a: 14, b: 4, c: 2 });
+    expect(randomSample(items, { size: 13, seed: 11, stratify: 'api' })).toEqual(randomSample(items, { size: 13, seed: 11, stratify: 'api' }));
+  });
+
+  it('takes everything when the size reaches the count', () => {
+    expect(randomSample(items, { size: 100, seed: 1, stratify: 'api' })).toEqual(items);
+    expect(randomSample(items, { size: 500, seed: 1, stratify: 'none' })).toEqual(items);
+  });
+});
+
+describe('selectSubset with a sample', () => {
+  const samples = items.map((x, i) => ({ ...x, position: i, reviewState: i % 2 === 0 ? 'accepted' : 'unreviewed' })) as unknown as Sample[];
+  it('samples after the filters and cuts to the limit after the sample', () => {
+    const picked = selectSubset(samples, { apis: ['a', 'b'], reviewStates: ['accepted'], sample: { size: 9, seed: 5, stratify: 'api' } });
+    expect(picked).toHaveLength(9);
+    expect(picked.every((s) => s.api !== 'c' && s.reviewState === 'accepted')).toBe(true);
+    // Of the 45 accepted a/b samples, 35 are a and 10 b: 9 × 35/45 = 7, 9 × 10/45 = 2.
+    expect(countBy(picked)).toEqual({ a: 7, b: 2 });
+    expect(selectSubset(samples, { apis: ['a', 'b'], reviewStates: ['accepted'], sample: { size: 9, seed: 5, stratify: 'api' }, limit: 3 })).toEqual(picked.slice(0, 3));
+  });
+});
