@@ -139,7 +139,7 @@ class GrammarWriter {
     const urls = QUOTES.map((q) => `( ${this.url(endpoint, q)} )`).join(' | ');
     const config = r.config ? this.object(r.config) : undefined;
     const configPart = config ? (r.configRequired ? ` ws "," ws ${config}` : ` ( ws "," ws ${config} )?`) : '';
-    const args = r.hasDataArgument ? ` ws "," ws ( ${this.literal(r.data)} )${configPart}` : configPart;
+    const args = r.hasDataArgument ? ` ws "," ws ( ${this.value(r.data)} )${configPart}` : configPart;
     return this.add(this.fresh('call'), `( ${urls} )${args} ws ( "," ws )? ")"`);
   }
 

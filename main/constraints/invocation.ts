@@ -229,7 +229,7 @@ export class InvocationFrame implements Frame {
         return asciiSet(ws, ',)');
       case 'preData':
         // What the data's own rule may start with (see step: the value frame takes the character).
-        return new ValueFrame(this.rules!.data, this.compiled.scope, false).nextAscii();
+        return new ValueFrame(this.rules!.data, this.compiled.scope).nextAscii();
       case 'preConfig':
         return asciiSet(ws, '){');
       case 'close':
@@ -264,8 +264,8 @@ export class InvocationFrame implements Frame {
         if (c === ',') return [push(this.to(dataPossible ? 'preData' : 'preConfig'), parent)];
         return c === ')' && !dataPossible && !r?.configRequired ? [push(this.to('term'), parent)] : [];
       case 'preData':
-        // A literal: a reference as the body could bring keys the spec does not permit.
-        return new ValueFrame(r!.data, this.compiled.scope, false).step(c, push(this.to('afterData'), parent));
+        // A literal, or a name in scope standing for the whole body (constraints.md: the upstream suite's `axios.post(url, requestBody)`).
+        return new ValueFrame(r!.data, this.compiled.scope).step(c, push(this.to('afterData'), parent));
       case 'afterData':
         if (isWs(c)) return [push(this, parent)];
         if (c === ',') return [push(this.to('preConfig'), parent)];

@@ -75,8 +75,8 @@ describe('each single illegal change is rejected at the offending character', ()
     ['a call', `axios.post('${BASE}/reports', { type: 'shipments', period: { from: '2024-03-01', to: getEnd|() } });`],
     ['a second accessor', `axios.get('${BASE}/shipments', { params: { status: body.sku|.trim } });`],
     ['an accessor after process.env.NAME', `axios.get('${BASE}/shipments', { params: { status: process.env.STATUS|.trim() } });`],
-    ['a reference as the body (it could bring any key)', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', |body);`],
-    ['a reference as the params (it could bring any key)', `axios.get('${BASE}/shipments', { params: |body });`],
+    ['a name not in scope as the body', `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', |requestBody);`],
+    ['a name not in scope as the params', `axios.get('${BASE}/shipments', { params: |query });`],
     ['an accessor in a URL reference (its text could hold a slash)', `axios.get(\`${BASE}/shipments/\${body|.sku}\`);`],
     ['process without env', `axios.get('${BASE}/shipments', { headers: { 'X-API-Key': process.|argv } });`],
     // Literals that parse: a leading zero, a \x/\u/digit escape and a raw carriage return do not (or not everywhere).
@@ -246,5 +246,17 @@ describe('path parameter segments take URL-safe characters and <placeholders> on
 
   it('accepts placeholders of words, digits, spaces and _-.', () => {
     expect(ConstraintMatcher.create(spec).feed("axios.delete('https://api.harbor.example/v2/warehouses/<warehouse id-1.b_2>');")).toEqual({ ok: true });
+  });
+});
+
+describe('a declared name may stand for a whole body, headers or params (constraints.md; the upstream suite\'s axios.post(url, requestBody))', () => {
+  it.each([
+    `axios.put('${BASE}/warehouses/wh_1/inventory/CRATE-L', body);`,
+    `axios.get('${BASE}/shipments', { params: body, headers: body });`,
+    `axios.post(\`${BASE}/shipments/\${id}/labels\`, body, { headers: body });`,
+  ])('%s', (completion) => {
+    const { result, complete } = feed(STARTER + completion);
+    expect(result).toEqual({ ok: true });
+    expect(complete).toBe(true);
   });
 });

@@ -173,7 +173,8 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
   if (spec.securitySchemes.some((scheme) => scheme.type === 'http' && scheme.scheme.toLowerCase() === 'basic')) {
     configEntries.push(['auth', objectRule([['username', { kind: 'string' }, true], ['password', { kind: 'string' }, true]], null), false]);
   }
-  const config = configEntries.length > 0 ? { ...objectRule(configEntries, null), literalValues: true } : null;
+  // `headers`, `params` and `auth` are object literals or a name in scope standing for the whole object (constraints.md).
+  const config = configEntries.length > 0 ? objectRule(configEntries, null) : null;
   const content = endpoint.requestBody?.contents.find((c) => /json/i.test(c.mediaType)) ?? endpoint.requestBody?.contents[0];
   let data: ValueRule;
   if (!content) data = { kind: 'union', options: [objectRule([], null), { kind: 'null' }] };
