@@ -6,6 +6,7 @@ import type { Model, StartRunInput } from '../../api.js';
 import { getClient } from '../../client.js';
 import { Empty, Loading } from '../../components/Empty.js';
 import { attempt, messageOf } from '../../notices.js';
+import { readNewRunSettings, writeNewRunSettings } from './newRunSettings.js';
 import { useRuns } from './runsStore.js';
 
 type Setup = 'full' | 'argument';
@@ -41,52 +42,64 @@ const CONDITIONS: readonly { name: string; label: string }[] = [
 export function NewRunPage(): React.JSX.Element {
   const client = getClient();
   const navigate = useNavigate();
+  // The last form queued or edited (localStorage), so the next run starts from it.
+  const [saved] = useState(readNewRunSettings);
   const [datasets, setDatasets] = useState<DatasetSummary[] | undefined>();
   const [models, setModels] = useState<Model[] | undefined>();
-  const [datasetId, setDatasetId] = useState<number | undefined>();
-  const [apis, setApis] = useState<string[]>([]);
-  const [reviewStates, setReviewStates] = useState<ReviewState[]>([]);
-  const [limit, setLimit] = useState('');
-  const [source, setSource] = useState<'local' | 'remote' | 'hosted'>('local');
-  const [provider, setProvider] = useState<Provider>('openai');
-  const [providerModel, setProviderModel] = useState('');
-  const [baseUrl, setBaseUrl] = useState('');
+  const [datasetId, setDatasetId] = useState<number | undefined>(saved.datasetId);
+  const [apis, setApis] = useState<string[]>(saved.apis ?? []);
+  const [reviewStates, setReviewStates] = useState<ReviewState[]>(() => (saved.reviewStates ?? []).filter((r): r is ReviewState => (REVIEW_STATES as readonly string[]).includes(r)));
+  const [limit, setLimit] = useState(saved.limit ?? '');
+  const [sampleSize, setSampleSize] = useState(saved.sampleSize ?? '');
+  const [sampleSeed, setSampleSeed] = useState(saved.sampleSeed ?? '1');
+  const [stratify, setStratify] = useState<'none' | 'api'>(saved.stratify ?? 'none');
+  const [source, setSource] = useState<'local' | 'remote' | 'hosted'>(saved.source ?? 'local');
+  const [provider, setProvider] = useState<Provider>(saved.provider ?? 'openai');
+  const [providerModel, setProviderModel] = useState(saved.providerModel ?? '');
+  const [baseUrl, setBaseUrl] = useState(saved.baseUrl ?? '');
   const [providerModels, setProviderModels] = useState<{ models: string[] } | { error: string } | undefined>();
-  const [spendingCap, setSpendingCap] = useState('');
-  const [repairRounds, setRepairRounds] = useState('2');
-  const [modelId, setModelId] = useState<number | undefined>();
-  const [remoteUrl, setRemoteUrl] = useState('http://127.0.0.1:8080/v1');
-  const [remoteModel, setRemoteModel] = useState('default');
-  const [grid, setGrid] = useState<string[]>(['full/unconstrained']);
-  const [conditions, setConditions] = useState<string[]>(['none']);
-  const [retrieved, setRetrieved] = useState(false);
-  const [retrievedK, setRetrievedK] = useState('5');
-  const [prompt, setPrompt] = useState<'completion' | 'chat'>('completion');
-  const [greedy, setGreedy] = useState(true);
-  const [temperature, setTemperature] = useState('0.8');
-  const [topK, setTopK] = useState('40');
-  const [topP, setTopP] = useState('0.95');
-  const [seed, setSeed] = useState('1');
-  const [n, setN] = useState('1');
-  const [maxTokens, setMaxTokens] = useState('250');
+  const [spendingCap, setSpendingCap] = useState(saved.spendingCap ?? '');
+  const [repairRounds, setRepairRounds] = useState(saved.repairRounds ?? '2');
+  const [modelId, setModelId] = useState<number | undefined>(saved.modelId);
+  const [remoteUrl, setRemoteUrl] = useState(saved.remoteUrl ?? 'http://127.0.0.1:8080/v1');
+  const [remoteModel, setRemoteModel] = useState(saved.remoteModel ?? 'default');
+  const [grid, setGrid] = useState<string[]>(saved.grid ?? ['full/unconstrained']);
+  const [conditions, setConditions] = useState<string[]>(saved.conditions ?? ['none']);
+  const [retrieved, setRetrieved] = useState(saved.retrieved ?? false);
+  const [retrievedK, setRetrievedK] = useState(saved.retrievedK ?? '5');
+  const [prompt, setPrompt] = useState<'completion' | 'chat'>(saved.prompt ?? 'completion');
+  const [greedy, setGreedy] = useState(saved.greedy ?? true);
+  const [temperature, setTemperature] = useState(saved.temperature ?? '0.8');
+  const [topK, setTopK] = useState(saved.topK ?? '40');
+  const [topP, setTopP] = useState(saved.topP ?? '0.95');
+  const [seed, setSeed] = useState(saved.seed ?? '1');
+  const [n, setN] = useState(saved.n ?? '1');
+  const [maxTokens, setMaxTokens] = useState(saved.maxTokens ?? '250');
   // Blank: the default for where the model runs (more sequences on a GPU), chosen when the run starts.
-  const [parallel, setParallel] = useState('');
-  const [contextSize, setContextSize] = useState('1024');
+  const [parallel, setParallel] = useState(saved.parallel ?? '');
+  const [contextSize, setContextSize] = useState(saved.contextSize ?? '1024');
   const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
   const [queuing, setQueuing] = useState(false);
 
   useEffect(() => {
     void attempt(() => client.listDatasets({})).then((d) => {
       setDatasets(d ?? []);
-      if (d && d.length > 0) setDatasetId((id) => id ?? d[d.length - 1]!.id);
+      // A remembered dataset since deleted falls back to the latest, without its APIs.
+      if (d && d.length > 0) setDatasetId((id) => (id !== undefined && d.some((x) => x.id === id) ? id : d[d.length - 1]!.id));
+      if (d && saved.datasetId !== undefined && !d.some((x) => x.id === saved.datasetId)) setApis([]);
     });
     void attempt(() => client.listModels({})).then((m) => {
       setModels(m ?? []);
       const usable = m?.filter((x) => x.present) ?? [];
-      if (usable.length > 0) setModelId((id) => id ?? usable[usable.length - 1]!.id);
+      if (usable.length > 0) setModelId((id) => (id !== undefined && usable.some((x) => x.id === id) ? id : usable[usable.length - 1]!.id));
       else setSource((s) => (m && m.length === 0 ? 'remote' : s));
     });
-  }, [client]);
+  }, [client, saved]);
+
+  // Remembered as it changes, so leaving the page (or queuing) keeps it for the next visit.
+  useEffect(() => {
+    writeNewRunSettings({ ...(datasetId !== undefined ? { datasetId } : {}), ...(modelId !== undefined ? { modelId } : {}), apis, reviewStates, limit, sampleSize, sampleSeed, stratify, source, provider, providerModel, baseUrl, spendingCap, repairRounds, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, prompt, greedy, temperature, topK, topP, seed, n, maxTokens, parallel, contextSize });
+  }, [datasetId, modelId, apis, reviewStates, limit, sampleSize, sampleSeed, stratify, source, provider, providerModel, baseUrl, spendingCap, repairRounds, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, prompt, greedy, temperature, topK, topP, seed, n, maxTokens, parallel, contextSize]);
 
   // The provider's own model list for the picker, where it lists them (GET /models); typing a name works either way.
   useEffect(() => {
@@ -126,7 +139,11 @@ export function NewRunPage(): React.JSX.Element {
     if (knowledge.length === 0) return 'tick at least one knowledge condition';
     const lim = number(limit);
     if (limit.trim() !== '' && (lim === undefined || lim < 1 || !Number.isInteger(lim))) return 'the sample limit must be a whole number of 1 or more';
-    const subset = { ...(apis.length > 0 ? { apis } : {}), ...(reviewStates.length > 0 ? { reviewStates } : {}), ...(lim ? { limit: lim } : {}) };
+    const size = number(sampleSize);
+    if (sampleSize.trim() !== '' && (size === undefined || size < 1 || !Number.isInteger(size))) return 'the random sample size must be a whole number of 1 or more';
+    const drawSeed = number(sampleSeed);
+    if (size && (drawSeed === undefined || drawSeed < 0 || !Number.isInteger(drawSeed))) return 'the random sample seed must be a whole number of 0 or more';
+    const subset = { ...(apis.length > 0 ? { apis } : {}), ...(reviewStates.length > 0 ? { reviewStates } : {}), ...(lim ? { limit: lim } : {}), ...(size ? { sample: { size, seed: drawSeed ?? 1, stratify } } : {}) };
     const sampling = {
       temperature: greedy ? 0 : (number(temperature) ?? 0.8),
       topK: number(topK) ?? 40,
@@ -153,7 +170,7 @@ export function NewRunPage(): React.JSX.Element {
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
-  }, [datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+  }, [datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
 
   const cells = GRID.filter((g) => grid.includes(cell(g)));
   // The estimate follows the form, a moment after the last change.
@@ -257,6 +274,16 @@ export function NewRunPage(): React.JSX.Element {
             First
             <input type="number" min={1} className="narrow" aria-label="Sample limit" placeholder="all" value={limit} onChange={(e) => setLimit(e.target.value)} />
             samples
+          </label>
+          <label>
+            Random
+            <input type="number" min={1} className="narrow" aria-label="Random sample size" placeholder="all" value={sampleSize} onChange={(e) => setSampleSize(e.target.value)} />
+            samples, seed
+            <input type="number" min={0} className="narrow" aria-label="Random sample seed" value={sampleSeed} onChange={(e) => setSampleSeed(e.target.value)} />
+          </label>
+          <label className="check" title="Each API keeps its share of the sample (largest-remainder rounding)">
+            <input type="checkbox" aria-label="Stratify by API" checked={stratify === 'api'} onChange={(e) => setStratify(e.target.checked ? 'api' : 'none')} />
+            per API
           </label>
         </fieldset>
 

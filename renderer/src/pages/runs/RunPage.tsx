@@ -162,6 +162,7 @@ function describeSubset(subset: NonNullable<RunDetail['subset']>): string {
   if (subset.apis?.length) parts.push(subset.apis.join(', '));
   if (subset.reviewStates?.length) parts.push(subset.reviewStates.join(' + '));
   if (subset.sampleIds?.length) parts.push(`${subset.sampleIds.length} chosen samples`);
+  if (subset.sample) parts.push(`random ${subset.sample.size} (seed ${subset.sample.seed}${subset.sample.stratify === 'api' ? ', per API' : ''})`);
   if (subset.limit) parts.push(`first ${subset.limit}`);
   return parts.join('; ');
 }
