@@ -150,6 +150,7 @@ export function RunsPage(): React.JSX.Element {
 /** Cancel, resume, retry errors, delete (asks once), in a row's last cell. */
 export function RunActions({ run }: { run: RunSummary }): React.JSX.Element {
   const { cancel, resume, remove } = useRuns.getState();
+  const cancelling = useRuns((s) => s.cancelling[run.id] === true);
   const [confirming, setConfirming] = useState(false);
   const stop = (fn: () => void) => (e: React.MouseEvent) => {
     e.stopPropagation();
@@ -158,8 +159,8 @@ export function RunActions({ run }: { run: RunSummary }): React.JSX.Element {
   return (
     <div className="actions">
       {isActive(run.status) && (
-        <button className="secondary small" onClick={stop(() => void cancel(run.id))}>
-          Cancel
+        <button className="secondary small" disabled={cancelling} onClick={stop(() => void cancel(run.id))}>
+          {cancelling ? 'cancelling…' : 'Cancel'}
         </button>
       )}
       {(run.status === 'cancelled' || run.status === 'interrupted' || run.status === 'failed') && run.kind === 'generation' && (

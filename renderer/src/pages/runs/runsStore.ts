@@ -10,6 +10,8 @@ export interface RunsState {
   /** The last load failed (the banner says why). */
   failed: boolean;
   progress: Record<number, RunProgressEvent>;
+  /** Runs asked to cancel that have not stopped yet: a run finishes its outputs in flight first, which can take a while. */
+  cancelling: Record<number, true>;
   /** Bumped on every run event, so an open run page knows to refetch. */
   version: number;
   load(): Promise<void>;
@@ -41,13 +43,17 @@ export const useRuns = create<RunsState>()((set, get) => {
     loaded: false,
     failed: false,
     progress: {},
+    cancelling: {},
     version: 0,
     async load() {
       const runs = await attempt(() => client.listRuns({}));
-      set(runs ? { runs, loaded: true, failed: false } : { failed: true });
+      // A run that stopped is no longer cancelling (a later resume must not read "cancelling…").
+      set((s) => (runs ? { runs, loaded: true, failed: false, cancelling: Object.fromEntries(Object.keys(s.cancelling).filter((id) => runs.some((r) => r.id === Number(id) && isActive(r.status))).map((id) => [id, true as const])) } : { failed: true }));
     },
     async cancel(runId) {
+      set((s) => ({ cancelling: { ...s.cancelling, [runId]: true } }));
       if (await attempt(() => client.cancelRun({ runId }))) await get().load();
+      else set((s) => ({ cancelling: Object.fromEntries(Object.entries(s.cancelling).filter(([id]) => Number(id) !== runId)) }));
     },
     async resume(runId, retryErrors = false) {
       if (await attempt(() => client.resumeRun({ runId, retryErrors }))) await get().load();
