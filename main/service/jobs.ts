@@ -270,7 +270,7 @@ export class RunJobs {
         executor,
         samples,
         specs,
-        plan: { mode: run.settings['setup'] as CompletionMode, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(run.settings) },
+        plan: { mode: run.settings['setup'] as CompletionMode, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(run.settings), client: run.settings['client'] === 'fetch' ? 'fetch' : 'axios' },
         resume: runId,
         retryErrors,
         signal: controller.signal,
