@@ -184,9 +184,10 @@ export function NewRunPage(): React.JSX.Element {
           // previewRun counts the knowledge conditions (p.runs) of one grid cell; the page queues that for each ticked cell.
           const runs = p.runs * cells.length;
           const each = p.runs > 1 ? ` (${cells.length} cell${cells.length === 1 ? '' : 's'} × ${p.runs} conditions)` : '';
-          // A hosted run's cost is an upper bound per cell (every output at the token limit); repair rounds can ask again, so say it is per round.
+          // previewRun's line already gives one run's most cost and its cap; for several cells say the total, and that repair asks again on top.
+          const usd = p.cost?.usd;
           const cost = p.cost
-            ? ` · cost at most ${p.cost.usd === null ? '? (no price for this model in the price table)' : `$${(p.cost.usd * cells.length).toFixed(2)}`} (${p.cost.inputTokens * cells.length} prompt + ${p.cost.outputTokens * cells.length} output tokens${cells.some((c) => c.setting === 'repair') ? ', before repair rounds' : ''})${p.cost.capUsd !== null ? ` · cap $${p.cost.capUsd.toFixed(2)} per run` : ''}`
+            ? `${cells.length > 1 && usd != null ? ` · all ${cells.length} cells at most about $${(usd * cells.length).toFixed(4)}` : ''}${cells.some((c) => c.setting === 'repair') ? ' · each repair round asks again (its findings and the turns before), at a cost on top of this' : ''}`
             : '';
           setEstimate({ state: 'ok', text: `${p.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : p.runs === 1 ? 'each run: ' : 'each cell: '}${p.estimate}${cost}` });
         },

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oracleProgram } from '../../main/prompt/index.js';
+import { hasChromium, launchChromium } from '../support/browser.js';
+import { startHostedStandIn, type HostedReply, type HostedRequest } from '../support/hostedStandIn.js';
+import { ARTIFACTS, REPO_ROOT, tempDir } from '../support/paths.js';
+import { startServe, type ServeProcess } from '../support/serve.js';
+
+const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
+const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `e2e-hosted-${name}.png`), fullPage: false });
+const KEY = 'sk-e2e-hosted-repair';
+const MODEL = 'gpt-4o';
+
+/** Demo sample 1: "List the first 10 warehouses in the EU region." — GET /warehouses with region and limit. */
+const demo = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'datasets', 'demo.json'), 'utf8')) as Parameters<typeof oracleProgram>[0][];
+const SAMPLE = demo[1]!;
+const userTurns = (r: HostedRequest): string[] => ((r.body['messages'] ?? []) as { role: string; content: string }[]).filter((m) => m.role === 'user').map((m) => m.content);
+
+/**
+ * The scripted model of main/service/repair.test.ts: for the warehouses task it first calls a path
+ * the spec lacks, then (told the path matches no endpoint) the right path with an argument the
+ * endpoint does not define, then (told so) the ground truth — two repair rounds to `correct`.
+ * Any other task gets the first, wrong program.
+ */
+function script(): (r: HostedRequest) => HostedReply {
+  const { starter, completion } = oracleProgram(SAMPLE, 'full');
+  const right = completion.replace(/\n\n[\s\S]*$/, '');
+  const bare = right.replace(/\s*headers: \{[^}]*\},?/, '');
+  const extraArgument = bare.replace('params: {', "params: {\n    sort: 'name',");
+  const unknownPath = bare.replace('/v2/warehouses', '/v2/storage-sites');
+  if (bare === right || extraArgument === bare || unknownPath === bare) throw new Error(`the script does not fit the oracle's call: ${right}`);
+  const reply = (call: string): HostedReply => ({ text: `\`\`\`javascript\n${starter}${call}\n\`\`\`` });
+  return (r) => {
+    const turns = userTurns(r);
+    const last = turns.at(-1) ?? '';
+    if (!turns[0]?.includes(SAMPLE.task)) return reply(unknownPath);
+    if (last.includes('matches no endpoint')) return reply(extraArgument);
+    if (/`sort` is not defined for GET \/warehouses/.test(last)) return reply(right);
+    return reply(unknownPath);
+  };
+}
+
+/**
+ * A hosted model from New run, through `wapii serve` in Chromium: the OpenAI provider against a
+ * local stand-in (serve has OPENAI_API_KEY in its environment, the stand-in as base URL), the
+ * provider's model list and the cost estimate before queueing, the runs' progress, and the
+ * inspector of a repair run showing the two rounds that took the program to `correct`.
+ */
+describe.runIf(hasChromium)('a hosted model and the repair setting in Chromium on `wapii serve`', () => {
+  const dir = tempDir();
+  let standIn: Awaited<ReturnType<typeof startHostedStandIn>>;
+  let serve: ServeProcess;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
+    standIn = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: script() });
+    serve = await startServe(['--db', path.join(dir, 'hosted.db')], { env: { OPENAI_API_KEY: KEY } });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+    await standIn?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('queues unconstrained and repair runs on the hosted model with its cost estimate', async () => {
+    await page.goto(serve.openUrl);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'New run', exact: true }).click();
+    await page.getByLabel('hosted provider').check();
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Provider base URL').fill(standIn.url);
+    // The provider lists its models (the stand-in: one); the picker offers them.
+    await expect.poll(() => page.getByTestId('provider-models').textContent(), { timeout: 15_000 }).toMatch(/^1 models listed by the provider/);
+    expect(await page.locator('#provider-models option').evaluateAll((o) => o.map((x) => x.getAttribute('value')))).toEqual([MODEL]);
+    await page.getByLabel('Provider model').fill(MODEL);
+    await page.getByLabel('Spending cap').fill('2');
+    await page.getByLabel('Sample limit').fill('2');
+    await page.getByLabel('Full completion · repair').check();
+    expect(await page.getByLabel('Full completion · unconstrained').isChecked()).toBe(true);
+    await page.getByLabel('Repair rounds').fill('2');
+    // gpt-4o is in the price table: the estimate names the most the runs can cost and the cap.
+    await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 30_000 }).toMatch(/^2 samples × 2 runs = 4 outputs · each run: .*at most about \$0\.\d+ .*the run stops at \$2\.00 · all 2 cells at most about \$0\.\d{4} · each repair round asks again/);
+    await page.getByTestId('run-estimate').scrollIntoViewIfNeeded();
+    await shot(page, '1-new-run');
+    await page.getByRole('button', { name: 'Queue 2 runs' }).click();
+    // The demo's scored runs are listed too: the two on the hosted model are the ones naming it.
+    const hosted = page.locator('[data-testid=runs-table] tbody tr').filter({ hasText: MODEL });
+    await expect.poll(() => hosted.count(), { timeout: 60_000 }).toBe(2);
+    await shot(page, '2-runs-progress');
+    const statuses = (): Promise<string[]> => hosted.locator('.status').allTextContents();
+    await expect.poll(statuses, { timeout: 120_000, interval: 500 }).toEqual(['finished', 'finished']);
+    for (const text of await hosted.locator('.run-progress .numbers').allTextContents()) expect(text).toBe('2/2');
+    await shot(page, '3-runs-finished');
+  }, 240_000);
+
+  it('shows the two repair rounds of the warehouses sample in the inspector', async () => {
+    const repairRow = page.locator('[data-testid=runs-table] tbody tr').filter({ hasText: MODEL }).filter({ has: page.locator('td:nth-child(6)', { hasText: /^repair$/ }) });
+    await repairRow.click();
+    const row = page.locator('[data-testid=run-samples] .vrow:not(.vhead)').filter({ hasText: 'warehouses in the EU' });
+    await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
+    await row.click();
+    const inspector = page.getByTestId('sample-inspector');
+    const rounds = inspector.getByTestId('repair-round');
+    await expect.poll(() => rounds.count(), { timeout: 30_000 }).toBe(3);
+    const verdicts = await rounds.evaluateAll((li) => li.map((l) => l.querySelector('h4 .verdict')?.getAttribute('data-verdict')));
+    // The first two programs are faulted (the unknown path, then the undefined argument) and sent back; the third, scored, is correct.
+    expect(verdicts).toEqual(['illegal', 'illegal', 'correct']);
+    expect(await rounds.nth(0).getByTestId('repair-feedback').textContent()).toContain('matches no endpoint');
+    expect(await rounds.nth(1).getByTestId('repair-feedback').textContent()).toMatch(/`sort` is not defined for GET \/warehouses/);
+    expect(await rounds.nth(2).getByTestId('repair-feedback').count()).toBe(0);
+    expect(await rounds.nth(2).textContent()).toContain('the scored program');
+    expect(await rounds.nth(0).getByTestId('code-view').textContent()).toContain('/v2/storage-sites');
+    expect(await inspector.locator('h2 .verdict').first().getAttribute('data-verdict')).toBe('correct');
+    await inspector.getByTestId('repair-rounds').scrollIntoViewIfNeeded();
+    await shot(page, '4-inspector-repair-rounds');
+    await rounds.nth(2).scrollIntoViewIfNeeded();
+    await shot(page, '5-inspector-scored-round');
+
+    // Results: the grid chart sets the repair run beside the unconstrained one on the same model, with the gain.
+    await page.getByRole('button', { name: 'Close sample' }).click();
+    await page.getByRole('tab', { name: 'Results' }).click();
+    await expect.poll(() => page.getByTestId('chart-grid').isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await page.getByTestId('chart-grid').locator('figcaption').textContent()).toMatch(/^Unconstrained vs constrained and repair/);
+    await page.getByTestId('chart-grid').scrollIntoViewIfNeeded();
+    await shot(page, '6-results-grid');
+  }, 120_000);
+});
