@@ -64,9 +64,10 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
   } else {
     if (opts['provider'] === undefined && !opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf>, --remote <url>, or --provider <name> --model <name>');
     if (opts['provider'] !== undefined && (!opts['model'] || opts['remote'])) throw new WapiiError('bad_input', '--provider takes the model by name: --provider <name> --model <model> [--base-url <url>]');
+    const sample = sampleOption(opts);
     const subset = {
       ...(opts['limit'] !== undefined ? { limit: int('--limit', str('limit'), 1) } : {}),
-      ...(opts['sample'] !== undefined ? { sample: sampleOption(opts) } : {}),
+      ...(sample ? { sample } : {}),
       ...(opts['api'] !== undefined ? { apis: str('api').split(',') } : {}),
       ...(opts['review'] !== undefined ? { reviewStates: str('review').split(',') as ('accepted' | 'fixed' | 'unreviewed' | 'rejected')[] } : {}),
     };
@@ -87,6 +88,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       setup: str('setup') as CompletionMode,
       setting: str('setting') as 'unconstrained' | 'constrained' | 'repair',
       ...(str('setting') === 'repair' ? { repairRounds: Number(str('repairRounds')) } : {}),
+      ...(str('client') === 'fetch' ? { client: 'fetch' as const } : {}),
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
       ...(opts['parallel'] !== undefined ? { parallel: Number(str('parallel')) } : {}),
