@@ -89,6 +89,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       setting: str('setting') as 'unconstrained' | 'constrained' | 'repair',
       ...(str('setting') === 'repair' ? { repairRounds: Number(str('repairRounds')) } : {}),
       ...(str('client') === 'fetch' ? { client: 'fetch' as const } : {}),
+      ...(str('client') === 'fetch' ? { client: 'fetch' as const } : {}),
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
       ...(opts['parallel'] !== undefined ? { parallel: Number(str('parallel')) } : {}),
