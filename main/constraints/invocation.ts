@@ -425,7 +425,8 @@ export class UrlFrame implements Frame {
     let close = '';
     if (this.opensTemplate) close = `{${new ReferenceFrame(this.compiled.scope, 'start', '').completion()}}`;
     else if (this.value === '') close = 'x';
-    else if (this.value.startsWith('<') && !this.value.endsWith('>')) close = '>';
+    // An empty `<>` is no placeholder: the shortest one holds a character.
+    else if (this.value.startsWith('<') && !this.value.endsWith('>')) close = this.value === '<' ? 'x>' : '>';
     return close + shortestUrl(this.compiled, this.method, this.quote, this.param.next);
   }
 }
