@@ -85,6 +85,12 @@ describe.runIf(hasChromium)('a hosted model and the repair setting in Chromium o
     await page.getByLabel('Full completion · repair').check();
     expect(await page.getByLabel('Full completion · unconstrained').isChecked()).toBe(true);
     await page.getByLabel('Repair rounds').fill('2');
+    // fetch programs: constrained decoding describes Axios calls only, so the form refuses that pair before asking the service.
+    await page.getByLabel('client fetch').check();
+    await page.getByLabel('Full completion · constrained').check();
+    await expect.poll(() => page.getByTestId('run-estimate').textContent()).toBe('To queue: constrained decoding covers Axios calls only: untick the constrained cells for fetch.');
+    await page.getByLabel('Full completion · constrained').uncheck();
+    await page.getByLabel('client axios').check();
     // gpt-4o is in the price table: the estimate names the most the runs can cost and the cap.
     await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 30_000 }).toMatch(/^2 samples × 2 runs = 4 outputs · each run: .*at most about \$0\.\d+ .*the run stops at \$2\.00 · all 2 cells at most about \$0\.\d{4} · each repair round asks again/);
     await page.getByTestId('run-estimate').scrollIntoViewIfNeeded();
@@ -131,4 +137,12 @@ describe.runIf(hasChromium)('a hosted model and the repair setting in Chromium o
     await page.getByTestId('chart-grid').scrollIntoViewIfNeeded();
     await shot(page, '6-results-grid');
   }, 120_000);
+
+  it('compares the repair run with the unconstrained one on the Compare page', async () => {
+    await page.getByRole('button', { name: 'Compare…' }).click();
+    await page.getByRole('group', { name: 'Runs to compare' }).getByLabel(new RegExp(`openai:${MODEL} · full completion · unconstrained`, 'i')).check();
+    await expect.poll(() => page.getByTestId('compare-metrics').isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => page.getByTestId('compare-count').textContent()).toMatch(/^2 /);
+    await shot(page, '7-compare');
+  }, 60_000);
 });

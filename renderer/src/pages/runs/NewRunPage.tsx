@@ -60,6 +60,8 @@ export function NewRunPage(): React.JSX.Element {
   const [providerModels, setProviderModels] = useState<{ models: string[] } | { error: string } | undefined>();
   const [spendingCap, setSpendingCap] = useState(saved.spendingCap ?? '');
   const [repairRounds, setRepairRounds] = useState(saved.repairRounds ?? '2');
+  // Not remembered: a fetch run is the exception, and a form that reopens on fetch would surprise.
+  const [httpClient, setHttpClient] = useState<'axios' | 'fetch'>('axios');
   const [modelId, setModelId] = useState<number | undefined>(saved.modelId);
   const [remoteUrl, setRemoteUrl] = useState(saved.remoteUrl ?? 'http://127.0.0.1:8080/v1');
   const [remoteModel, setRemoteModel] = useState(saved.remoteModel ?? 'default');
@@ -131,6 +133,7 @@ export function NewRunPage(): React.JSX.Element {
     const cap = number(spendingCap);
     if (source === 'hosted' && spendingCap.trim() !== '' && (cap === undefined || cap <= 0)) return 'the spending cap must be a positive number of dollars';
     const rounds = number(repairRounds);
+    if (httpClient === 'fetch' && grid.some((g) => g.endsWith('/constrained'))) return 'constrained decoding covers Axios calls only: untick the constrained cells for fetch';
     if (grid.some((g) => g.endsWith('/repair')) && (rounds === undefined || rounds < 1 || rounds > 10 || !Number.isInteger(rounds))) return 'repair rounds must be a whole number from 1 to 10';
     if (grid.length === 0) return 'tick at least one cell of the grid';
     const k = number(retrievedK);
@@ -164,13 +167,14 @@ export function NewRunPage(): React.JSX.Element {
       setup: g.setup,
       setting: g.setting,
       ...(g.setting === 'repair' ? { repairRounds: rounds } : {}),
+      ...(httpClient === 'fetch' ? { client: 'fetch' as const } : {}),
       prompt,
       sampling,
       ...(number(parallel) !== undefined ? { parallel: number(parallel) } : {}),
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
-  }, [datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+  }, [httpClient, datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
 
   const cells = GRID.filter((g) => grid.includes(cell(g)));
   // The estimate follows the form, a moment after the last change.
@@ -390,6 +394,15 @@ export function NewRunPage(): React.JSX.Element {
               <input type="radio" name="prompt" checked={prompt === 'chat'} onChange={() => setPrompt('chat')} /> chat (instruct models)
             </label>
             {prompt === 'chat' && model && !model.chatTemplate && <span className="error-inline">this model has no chat template</span>}
+          </div>
+          <div className="choices">
+            <span className="muted">HTTP client</span>
+            <label className="check">
+              <input type="radio" name="http-client" aria-label="client axios" checked={httpClient === 'axios'} onChange={() => setHttpClient('axios')} /> Axios (the paper)
+            </label>
+            <label className="check">
+              <input type="radio" name="http-client" aria-label="client fetch" checked={httpClient === 'fetch'} onChange={() => setHttpClient('fetch')} /> fetch (the starter calls the global <code>fetch</code>; unconstrained or repair)
+            </label>
           </div>
           <label>
             repair rounds
