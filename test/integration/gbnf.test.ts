@@ -59,7 +59,8 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('the exported GBNF in node-llama
     for (const bad of ['channel', 'process.argv', '`#${channel}`', 'channelId.trim()', 'channelId()', 'axios.defaults.headers', 'process.env.A.length', '`$${x}`']) {
       expect(grammarAccepts(llama, model, grammar, call(bad)), bad).toBe(false);
     }
-    // The body is a literal: a reference could bring keys the spec does not permit.
-    expect(grammarAccepts(llama, model, grammar, "post('https://slack.com/api/chat.postMessage', channelId);")).toBe(false);
+    // A name in scope may stand for the whole body (constraints.md: upstream's `axios.post(url, requestBody)`); a name out of scope may not.
+    expect(grammarAccepts(llama, model, grammar, "post('https://slack.com/api/chat.postMessage', channelId);")).toBe(true);
+    expect(grammarAccepts(llama, model, grammar, "post('https://slack.com/api/chat.postMessage', channel);")).toBe(false);
   });
 });
