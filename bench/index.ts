@@ -6,6 +6,7 @@ import { benchChecks } from './checks.js';
 import { benchSpecCompile } from './specCompile.js';
 import { benchConstraints, benchTokenConstraints } from './constraints.js';
 import { nativeGrammar } from './native.js';
+import { loadXGrammar } from './xgrammar.js';
 import { vocabFile } from '../test/support/vocab.js';
 import { benchExecution } from './execution.js';
 import { benchExecutability } from './executability.js';
@@ -32,8 +33,9 @@ if (wanted('checks')) await benchChecks(wapiibench);
 if (wanted('spec-compile')) await benchSpecCompile(wapiibench);
 let specs: Map<string, ApiSpec> | undefined;
 if (wanted('constraints') || wanted('tokens')) {
-  specs = await benchConstraints(wapiibench);
-  if (wanted('tokens')) await benchTokenConstraints(wapiibench, specs, vocabFile('qwen2'), nativeGrammar);
+  const compiled = await benchConstraints(wapiibench);
+  specs = compiled.specs;
+  if (wanted('tokens')) await benchTokenConstraints(wapiibench, compiled, vocabFile('qwen2'), nativeGrammar, loadXGrammar());
 }
 if (wanted('execution')) await benchExecution(wapiibench);
 // Named only (`npm run bench -- executability`): a correctness sweep of tens of minutes, not a timing.

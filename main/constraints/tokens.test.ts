@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { seededRandom } from '../../test/support/random.js';
 import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
-import { automatonLimits, ConstraintMatcher, TokenConstraint, vocabularyFromGguf } from './index.js';
+import { automatonLimits, ConstraintMatcher, preparedTokenIndex, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf } from './index.js';
 
 // A spec object of its own per constraint: each compiles to its own language, with its own automaton.
 async function harbor(): Promise<ApiSpec> {
@@ -95,5 +97,66 @@ describe.runIf(hasVocabBundle)('advance after check', () => {
     tokens.state.feed(STARTER + 'axios.');
     expect(tokens.advance(get)).toBe(true);
     expect(tokens.state.stateKey()).toBe(keyOf(STARTER + 'axios.get'));
+  });
+});
+
+describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
+  it('reads back as the index built, gives the same masks, and is refused for another vocabulary or when damaged', async () => {
+    const qwen2 = fs.readFileSync(vocabFile('qwen2'));
+    const built = vocabularyFromGguf(qwen2);
+    const bytes = serializeTokenIndex(tokenIndex(built));
+    const read = vocabularyFromGguf(qwen2);
+    const restored = restoreTokenIndex(read, bytes);
+    if ('error' in restored) expect.fail(restored.error);
+    // Written again from what was read: every array in its place, byte for byte.
+    expect(Buffer.compare(Buffer.from(serializeTokenIndex(restored)), Buffer.from(bytes))).toBe(0);
+    expect(tokenIndex(read)).toBe(restored);
+
+    const spec = await harbor();
+    const a = new TokenConstraint(built, ConstraintMatcher.create(spec, ['axios', 'token', 'id']));
+    const b = new TokenConstraint(read, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
+    const rand = seededRandom(11);
+    for (let walk = 0; walk < 8; walk++) {
+      a.reset();
+      b.reset();
+      a.state.feed(STARTER + 'axios.');
+      b.state.feed(STARTER + 'axios.');
+      for (let step = 0; step < 30 && !a.state.isComplete(); step++) {
+        const [ma, mb] = [a.mask(), b.mask()];
+        expect(mb.findIndex((word, w) => word !== ma[w]), `walk ${walk}, step ${step}`).toBe(-1);
+        const allowed: number[] = [];
+        ma.forEach((word, w) => {
+          for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) allowed.push(w * 32 + bit);
+        });
+        const token = allowed[Math.floor(rand() * allowed.length)]!;
+        expect(a.advance(token)).toBe(true);
+        expect(b.advance(token)).toBe(true);
+      }
+    }
+
+    const other = restoreTokenIndex(vocabularyFromGguf(fs.readFileSync(vocabFile('llama-spm'))), bytes);
+    expect('error' in other && other.error).toMatch(/another vocabulary/);
+    const cut = restoreTokenIndex(vocabularyFromGguf(qwen2), bytes.subarray(0, bytes.length - 4096));
+    expect('error' in cut && cut.error).toMatch(/truncated/);
+  });
+
+  it('is kept in a folder by the first process and read back by the next; a damaged file is prepared again', () => {
+    const qwen2 = fs.readFileSync(vocabFile('qwen2'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wapii-token-index-'));
+    try {
+      const first = preparedTokenIndex(vocabularyFromGguf(qwen2), dir);
+      expect([first.from, first.note]).toEqual(['built', undefined]);
+      const [file] = fs.readdirSync(dir);
+      const second = preparedTokenIndex(vocabularyFromGguf(qwen2), dir);
+      expect([second.from, second.note]).toEqual(['cache', undefined]);
+      fs.writeFileSync(path.join(dir, file!), 'not an index');
+      const third = preparedTokenIndex(vocabularyFromGguf(qwen2), dir);
+      expect(third.from).toBe('built');
+      expect(third.note).toMatch(/not a prepared token index/);
+      // Kept again, whole.
+      expect(preparedTokenIndex(vocabularyFromGguf(qwen2), dir).from).toBe('cache');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

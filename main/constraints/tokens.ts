@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { allClasses, type AsciiSet, type CharClass } from './frames.js';
 import type { ConstraintMatcher, StateKey } from './matcher.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -219,70 +220,154 @@ const WHITESPACE = [32, 9, 10, 13];
 const ALL_ASCII: AsciiSet = new Uint32Array([-1, -1, -1, -1]);
 const isWhitespace = (ch: number): boolean => ch === 32 || ch === 9 || ch === 10 || ch === 13;
 
-/** The flat token tries of a vocabulary and every class's tables, built once per vocabulary. */
+/**
+ * The flat token tries of a vocabulary and every class's tables, built once per vocabulary (or
+ * restored from a cache: see restoreTokenIndex). The texts go as character ids into one array
+ * that both tries read, with no array per token, and every class's last exits are found in one
+ * pass over the texts: the same arrays as before, in half the time.
+ */
 export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   let index = (vocabulary as Indexed)[INDEX];
   if (index) return index;
   const partial: number[] = [];
   const wsOnly: number[] = [];
   const eos = new Set(vocabulary.eos);
-  const all: [Int32Array, number][] = [];
-  const wsRests: [Int32Array, number][] = [];
-  vocabulary.text.forEach((text, id) => {
-    if (eos.has(id)) return;
-    if (text === null || text === '') {
+  const texts = vocabulary.text;
+  let units = 0;
+  for (const text of texts) units += text?.length ?? 0;
+  // Every text's characters side by side (a code point may take two units: units bound the length).
+  const source = new Int32Array(units);
+  const all = { source, from: new Int32Array(texts.length), to: new Int32Array(texts.length), ids: new Int32Array(texts.length), count: 0 };
+  const wsRests = { source, from: new Int32Array(texts.length), to: new Int32Array(texts.length), ids: new Int32Array(texts.length), count: 0 };
+  let length = 0;
+  for (let id = 0; id < texts.length; id++) {
+    if (eos.has(id)) continue;
+    const text = texts[id];
+    if (text === null || text === undefined || text === '') {
       partial.push(id);
-      return;
+      continue;
     }
-    const chars = Int32Array.from([...text], charId);
-    all.push([chars, id]);
-    let lead = 0;
-    while (lead < chars.length && isWhitespace(chars[lead]!)) lead++;
-    if (lead === chars.length) wsOnly.push(id);
-    else if (lead > 0) wsRests.push([chars.subarray(lead), id]);
-  });
-  const words = Math.ceil(vocabulary.text.length / 32);
+    const begin = length;
+    for (let u = 0; u < text.length; u++) {
+      const code = text.charCodeAt(u);
+      if (code < 128) source[length++] = code;
+      else if (code >= 0xd800 && code < 0xdc00 && u + 1 < text.length && (text.charCodeAt(u + 1) & 0xfc00) === 0xdc00) source[length++] = charId(text.slice(u, ++u + 1));
+      else source[length++] = bmpCharId(code);
+    }
+    all.from[all.count] = begin;
+    all.to[all.count] = length;
+    all.ids[all.count++] = id;
+    let lead = begin;
+    while (lead < length && isWhitespace(source[lead]!)) lead++;
+    if (lead === length) wsOnly.push(id);
+    else if (lead > begin) {
+      wsRests.from[wsRests.count] = lead;
+      wsRests.to[wsRests.count] = length;
+      wsRests.ids[wsRests.count++] = id;
+    }
+  }
+  const words = Math.ceil(texts.length / 32);
   // Every class's tables now, not on first use (which cost up to a second inside one mask).
-  const exits = new Map(allClasses().map((cls) => [cls.key, Uint8Array.from(charTexts, (ch) => (cls.exits(ch) ? 1 : 0))]));
-  index = { vocabulary, all: textTrie(all, exits, words), wsRests: textTrie(wsRests, exits, words), wsOnly: Int32Array.from(wsOnly), partial, words };
+  const classes = allClasses();
+  const exits = classes.map((cls) => exitTable(cls));
+  index = { vocabulary, all: textTrie(all, classes, exits, words), wsRests: textTrie(wsRests, classes, exits, words), wsOnly: Int32Array.from(wsOnly), partial, words };
   Object.defineProperty(vocabulary, INDEX, { value: index });
   return index;
 }
 
-function textTrie(entries: readonly (readonly [Int32Array, number])[], exits: ReadonlyMap<string, Uint8Array>, words: number): TextTrie {
-  // The entries' texts side by side, for buildTrie.
-  const from = new Int32Array(entries.length);
-  const to = new Int32Array(entries.length);
-  let length = 0;
-  entries.forEach(([chars], k) => {
-    from[k] = length;
-    to[k] = length += chars.length;
-  });
-  const source = new Int32Array(length);
-  entries.forEach(([chars], k) => source.set(chars, from[k]!));
-  const trie = buildTrie({ source, from, to, ids: entries.map(([, id]) => id) });
-  const byId = new Map(entries.map(([chars, id]) => [id, chars]));
-  const start = new Int32Array(trie.ids.length + 1);
-  for (let i = 0; i < trie.ids.length; i++) start[i + 1] = start[i]! + byId.get(trie.ids[i]!)!.length;
-  const text = new Int32Array(start[trie.ids.length]!);
-  for (let i = 0; i < trie.ids.length; i++) text.set(byId.get(trie.ids[i]!)!, start[i]!);
+/** Ids of BMP characters beyond ASCII (0: not numbered yet), mirroring charIds: a map lookup per character was a tenth of the preparation. */
+const bmpIds = new Int32Array(0x10000);
+function bmpCharId(code: number): number {
+  return bmpIds[code] || (bmpIds[code] = charId(String.fromCharCode(code)));
+}
+
+/**
+ * A class's exit table over every character numbered so far (1 where it exits), kept on the
+ * class and extended when characters were numbered since: a class's exits never change.
+ */
+const EXITS = Symbol('exit table');
+function exitTable(cls: CharClass): Uint8Array {
+  const owner = cls as CharClass & { [EXITS]?: Uint8Array };
+  const known = owner[EXITS];
+  if (known && known.length === charTexts.length) return known;
+  const table = new Uint8Array(charTexts.length);
+  if (known) table.set(known);
+  for (let ch = known?.length ?? 0; ch < charTexts.length; ch++) table[ch] = cls.exits(charTexts[ch]!) ? 1 : 0;
+  Object.defineProperty(owner, EXITS, { value: table, configurable: true });
+  return table;
+}
+
+function textTrie(entries: { readonly source: Int32Array; readonly from: Int32Array; readonly to: Int32Array; readonly ids: Int32Array; readonly count: number }, classes: readonly CharClass[], exits: readonly Uint8Array[], words: number): TextTrie {
+  const count = entries.count;
+  const used = { source: entries.source, from: entries.from.subarray(0, count), to: entries.to.subarray(0, count), ids: entries.ids.subarray(0, count) };
+  const trie = buildTrie(used);
+  // Each token's text in the trie's order.
+  const entryOf = new Int32Array(words * 32);
+  for (let k = 0; k < count; k++) entryOf[used.ids[k]!] = k;
+  const start = new Int32Array(count + 1);
+  for (let i = 0; i < count; i++) {
+    const k = entryOf[trie.ids[i]!]!;
+    start[i + 1] = start[i]! + used.to[k]! - used.from[k]!;
+  }
+  const text = new Int32Array(start[count]!);
+  for (let i = 0; i < count; i++) {
+    const k = entryOf[trie.ids[i]!]!;
+    // A copy by hand: a view per token was 150,000 young objects.
+    for (let from = used.from[k]!, to = used.to[k]!, at = start[i]!; from < to; ) text[at++] = used.source[from++]!;
+  }
   const tt: TextTrie = { trie, start, text, classes: new Map() };
-  for (const cls of allClasses()) tt.classes.set(cls.key, classTable(tt, cls, exits.get(cls.key)!, words));
+  const lasts = lastExits(tt, exits);
+  classes.forEach((cls, c) => tt.classes.set(cls.key, classTable(tt, cls, exits[c]!, lasts[c]!, words)));
   return tt;
 }
 
-function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, words: number): ClassTable {
-  const { ids } = tt.trie;
-  const last = new Int16Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    let lastExit = -1;
-    for (let k = tt.start[i]!; k < tt.start[i + 1]!; k++) if (exits[tt.text[k]!]) lastExit = k - tt.start[i]!;
-    last[i] = Math.min(lastExit, 0x7fff);
+/**
+ * Per class, per token in the trie's order: the position of its last exit character (-1 for
+ * none). One pass over the texts for up to 31 classes at once (a bit per class per character),
+ * each text read from its end until every class has its answer.
+ */
+function lastExits(tt: TextTrie, exits: readonly Uint8Array[]): Int16Array[] {
+  const { start, text } = tt;
+  const tokens = start.length - 1;
+  const lasts = exits.map(() => new Int16Array(tokens).fill(-1));
+  for (let group = 0; group < exits.length; group += 31) {
+    const members = exits.slice(group, group + 31);
+    const bits = new Int32Array(members[0]?.length ?? 0);
+    members.forEach((table, c) => {
+      for (let ch = 0; ch < table.length; ch++) if (table[ch]) bits[ch]! |= 1 << c;
+    });
+    const every = members.length === 31 ? 0x7fffffff : (1 << members.length) - 1;
+    for (let i = 0; i < tokens; i++) {
+      const first = start[i]!;
+      let open = every;
+      for (let k = start[i + 1]! - 1; k >= first && open !== 0; k--) {
+        let found = bits[text[k]!]! & open;
+        if (found === 0) continue;
+        open &= ~found;
+        const at = Math.min(k - first, 0x7fff);
+        while (found !== 0) {
+          const c = 31 - Math.clz32(found);
+          found &= ~(1 << c);
+          lasts[group + c]![i] = at;
+        }
+      }
+    }
   }
-  const root = splitOf(tt, last, 0);
+  return lasts;
+}
+
+function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, last: Int16Array, words: number): ClassTable {
+  const { ids } = tt.trie;
+  // The root's split: its inside tokens (no exit at all) straight into their bitmask.
   const rootInside = new Uint32Array(words);
-  for (const id of root.inside) setBit(rootInside, id);
-  const table: ClassTable = { exits, last, root: { ...root, inside: new Int32Array(0) }, rootInside, splits: new Map() };
+  let inside = 0;
+  for (let i = 0; i < ids.length; i++) {
+    if (last[i]! >= 0) continue;
+    setBit(rootInside, ids[i]!);
+    inside++;
+  }
+  const root: Split = { node: 0, inside: new Int32Array(0), others: ids.length - inside, exiting: undefined, rests: undefined };
+  const table: ClassTable = { exits, last, root, rootInside, splits: new Map() };
   // The whole trie's others now (their tries took up to 30 ms inside a first mask): by exits for
   // stable classes and those stable in context (identifiers), by rests where a scan walks them.
   if (cls.stable || cls.probe !== undefined) exitingOf(tt, table, table.root);
@@ -788,4 +873,138 @@ const DECLINED: Split = { node: -1, inside: new Int32Array(0), others: 0, exitin
 function declines(others: number, trie: Trie, n: number): boolean {
   const { nodes } = trie;
   return others > 64 && others * 8 > nodes[n + HI]! - nodes[n + LO]! && nodes[n + EDGE_HI]! > nodes[n + EDGE_LO]!;
+}
+
+/**
+ * A prepared index as bytes, to keep on disk beside the process (see
+ * main/constraints/prepared.ts): preparing qwen2's 151,936 tokens takes a second or more, and
+ * every process that loads the model pays it, where reading the index back takes milliseconds.
+ * Bumped whenever what the index holds, or how it is built, changes: an old file is then a miss.
+ */
+const INDEX_FORMAT = 1;
+const MAGIC = 0x31495457; // "WTI1"
+type Stored = Int32Array | Int16Array | Uint32Array | Uint8Array;
+const KINDS = { i32: Int32Array, i16: Int16Array, u32: Uint32Array, u8: Uint8Array } as const;
+const kindOf = (a: Stored): keyof typeof KINDS => (a instanceof Int32Array ? 'i32' : a instanceof Int16Array ? 'i16' : a instanceof Uint32Array ? 'u32' : 'u8');
+interface StoredHeader {
+  readonly format: number;
+  readonly key: string;
+  readonly chars: readonly string[];
+  readonly words: number;
+  readonly others: Record<string, number>;
+  readonly arrays: readonly { readonly name: string; readonly kind: keyof typeof KINDS; readonly offset: number; readonly length: number }[];
+}
+
+/**
+ * What a prepared index depends on, hashed: the tokens' bytes and which are text, the end of
+ * generation tokens, every character class (its key, flags and exit test's source) and the format.
+ * A cached index is used only under the same key.
+ */
+export function tokenIndexKey(vocabulary: Vocabulary): string {
+  const hash = createHash('sha256');
+  const { data, start } = vocabulary.bytes;
+  hash.update(`wapii token index ${INDEX_FORMAT}\0${vocabulary.text.length}\0${vocabulary.eos.join(',')}\0`);
+  hash.update(data);
+  hash.update(new Uint8Array(start.buffer, start.byteOffset, start.byteLength));
+  hash.update(Uint8Array.from(vocabulary.text, (t) => (t === null ? 0 : t === '' ? 2 : 1)));
+  for (const cls of allClasses()) hash.update(`\0${cls.key}\0${cls.stable}\0${cls.probe ?? ''}\0${cls.exits.toString()}`);
+  return hash.digest('hex');
+}
+
+/** The index's arrays by name (a trie's three, each text trie's texts, each class's tables and root tries). */
+function storedArrays(index: TokenIndex): Map<string, Stored> {
+  const arrays = new Map<string, Stored>();
+  const trie = (name: string, t: Trie): void => {
+    arrays.set(`${name}.ids`, t.ids);
+    arrays.set(`${name}.nodes`, t.nodes);
+    arrays.set(`${name}.edges`, t.edges);
+  };
+  for (const [name, tt] of [['all', index.all], ['wsRests', index.wsRests]] as const) {
+    trie(name, tt.trie);
+    arrays.set(`${name}.start`, tt.start);
+    arrays.set(`${name}.text`, tt.text);
+    for (const [key, table] of tt.classes) {
+      const at = `${name}/${key}`;
+      arrays.set(`${at}.exits`, table.exits);
+      arrays.set(`${at}.last`, table.last);
+      arrays.set(`${at}.rootInside`, table.rootInside);
+      if (table.root.exiting) trie(`${at}.exiting`, table.root.exiting);
+      if (table.root.rests) trie(`${at}.rests`, table.root.rests);
+    }
+  }
+  arrays.set('wsOnly', index.wsOnly);
+  arrays.set('partial', Int32Array.from(index.partial));
+  return arrays;
+}
+
+/** A prepared index as bytes: a header (JSON) and its arrays, each at an offset a multiple of 8. */
+export function serializeTokenIndex(index: TokenIndex): Uint8Array {
+  const arrays = storedArrays(index);
+  const others: Record<string, number> = {};
+  for (const [name, tt] of [['all', index.all], ['wsRests', index.wsRests]] as const) for (const [key, table] of tt.classes) others[`${name}/${key}`] = table.root.others;
+  let offset = 0;
+  const placed: StoredHeader['arrays'][number][] = [];
+  for (const [name, a] of arrays) {
+    placed.push({ name, kind: kindOf(a), offset, length: a.length });
+    offset += Math.ceil(a.byteLength / 8) * 8;
+  }
+  const header: StoredHeader = { format: INDEX_FORMAT, key: tokenIndexKey(index.vocabulary), chars: charTexts.slice(128), words: index.words, others, arrays: placed };
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const body = 8 + Math.ceil(json.length / 8) * 8;
+  const bytes = new Uint8Array(body + offset);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, json.length, true);
+  bytes.set(json, 8);
+  placed.forEach((p, i) => {
+    const a = [...arrays.values()][i]!;
+    bytes.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), body + p.offset);
+  });
+  return bytes;
+}
+
+/**
+ * The index serializeTokenIndex wrote, for this vocabulary, or why it cannot be used (another
+ * vocabulary or format, or characters this process numbered otherwise: the tries hold character
+ * ids, which are numbered by first sight in a process). The arrays are views of the bytes (read
+ * only ever after), and a vocabulary's later masks are the same as from a fresh preparation.
+ */
+export function restoreTokenIndex(vocabulary: Vocabulary, bytes: Uint8Array, key = tokenIndexKey(vocabulary)): TokenIndex | { readonly error: string } {
+  const known = (vocabulary as Indexed)[INDEX];
+  if (known) return known;
+  if (bytes.length < 8) return { error: 'the prepared token index is truncated' };
+  // Views need aligned offsets: a Buffer from a pool may start anywhere.
+  const own = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+  const view = new DataView(own.buffer, own.byteOffset, own.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) return { error: 'not a prepared token index' };
+  let header: StoredHeader;
+  try {
+    header = JSON.parse(new TextDecoder().decode(own.subarray(8, 8 + view.getUint32(4, true)))) as StoredHeader;
+  } catch {
+    return { error: 'the prepared token index has an unreadable header' };
+  }
+  if (header.format !== INDEX_FORMAT || header.key !== key) return { error: 'the prepared token index is of another vocabulary or version' };
+  // Its character ids must be this process's: number them in order, and give up where one was numbered otherwise.
+  for (let i = 0; i < header.chars.length; i++) if (charId(header.chars[i]!) !== 128 + i) return { error: 'this process numbered characters otherwise than the prepared token index' };
+  const body = 8 + Math.ceil(view.getUint32(4, true) / 8) * 8;
+  const arrays = new Map<string, Stored>();
+  for (const a of header.arrays) {
+    const Kind = KINDS[a.kind];
+    if (body + a.offset + a.length * Kind.BYTES_PER_ELEMENT > own.byteLength) return { error: 'the prepared token index is truncated' };
+    arrays.set(a.name, new Kind(own.buffer as ArrayBuffer, own.byteOffset + body + a.offset, a.length));
+  }
+  const get = <K extends Stored>(name: string): K => arrays.get(name) as K;
+  const trie = (name: string): Trie | undefined => (arrays.has(`${name}.ids`) ? { ids: get(`${name}.ids`), nodes: get(`${name}.nodes`), edges: get(`${name}.edges`) } : undefined);
+  const textTrieOf = (name: string): TextTrie => {
+    const tt: TextTrie = { trie: trie(name)!, start: get(`${name}.start`), text: get(`${name}.text`), classes: new Map() };
+    for (const cls of allClasses()) {
+      const at = `${name}/${cls.key}`;
+      const root: Split = { node: 0, inside: new Int32Array(0), others: header.others[at]!, exiting: trie(`${at}.exiting`), rests: trie(`${at}.rests`) };
+      tt.classes.set(cls.key, { exits: get(`${at}.exits`), last: get(`${at}.last`), root, rootInside: get(`${at}.rootInside`), splits: new Map() });
+    }
+    return tt;
+  };
+  const index: TokenIndex = { vocabulary, all: textTrieOf('all'), wsRests: textTrieOf('wsRests'), wsOnly: get('wsOnly'), partial: [...get<Int32Array>('partial')], words: header.words };
+  Object.defineProperty(vocabulary, INDEX, { value: index });
+  return index;
 }

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { getLlama, GgufFileType, LlamaLogLevel, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
 import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU } from '../api/constants.js';
-import { reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
-import { nodeLlamaCppRoot } from './vocabularies.js';
+import { preparedTokenIndex, reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
+import { cacheDir, nodeLlamaCppRoot } from './vocabularies.js';
 
 export type GpuChoice = 'auto' | 'cpu';
 
@@ -151,8 +151,13 @@ export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice;
     llama,
     model,
     info,
-    vocabulary: () =>
-      (vocabulary ??= reconcileVocabulary(vocabularyFromGguf(modelFile), { isControl: (id) => model.isSpecialToken(id as Token), isEndOfGeneration: (id) => model.isEogToken(id as Token) })),
+    vocabulary: () => {
+      if (vocabulary) return vocabulary;
+      vocabulary = reconcileVocabulary(vocabularyFromGguf(modelFile), { isControl: (id) => model.isSpecialToken(id as Token), isEndOfGeneration: (id) => model.isEogToken(id as Token) });
+      // Its token index read back when a process kept it (preparing it takes a second or more); a cache that fails only costs that.
+      preparedTokenIndex(vocabulary, cacheDir('vocab'));
+      return vocabulary;
+    },
     async dispose() {
       await model.dispose();
       await llama.dispose();
