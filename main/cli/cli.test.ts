@@ -86,7 +86,7 @@ describe('bad input: one line on stderr, a non-zero exit, nothing written', () =
     const samples = JSON.parse(fs.readFileSync(DEMO_DATASET, 'utf8')) as { api: string }[];
     samples[3]!.api = 'stripe';
     fs.writeFileSync(dataset, JSON.stringify(samples));
-    await expectRefused(['import', dataset, '--specs', DEMO_SPECS], 'mixed.json: sample 3 is for API `stripe`, but no spec stripe.yaml or stripe.json was given (specs found: harbor)');
+    await expectRefused(['import', dataset, '--specs', DEMO_SPECS], 'mixed.json: API `stripe` (1 sample, first: sample 3): no spec stripe.yaml or stripe.json was given (specs found: harbor); give the specs, or import the other samples with --skip-missing-specs');
   });
 
   it('invalid JSON, with line and column', async () => {
