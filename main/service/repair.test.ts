@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue, Sample } from '../api/schemas.js';
-import { completionPrompt, oracleProgram, repairPrompt } from '../prompt/index.js';
+import { completionPrompt, repairPrompt } from '../prompt/index.js';
 import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
-import { startHostedStandIn, type HostedRequest, type HostedReply } from '../../test/support/hostedStandIn.js';
+import { startHostedStandIn } from '../../test/support/hostedStandIn.js';
+import { repairScript, userTurns } from '../../test/support/repairScript.js';
 import { environmentKeys } from './apiKeys.js';
 import { localClient, openWorkbench, readDemo } from './index.js';
 
@@ -30,31 +31,6 @@ async function open(): Promise<{ client: ReturnType<typeof localClient>; idle: (
 
 /** Demo sample 1: "List the first 10 warehouses in the EU region." — GET /warehouses with region and limit. */
 const SAMPLE = 1;
-const userTurns = (r: HostedRequest): string[] => ((r.body['messages'] ?? []) as { role: string; content: string }[]).filter((m) => m.role === 'user').map((m) => m.content);
-
-/**
- * A scripted model that repairs only when told what is wrong: first a path the spec lacks; once
- * the follow-up says the path matches no endpoint, the right path with a query argument the
- * endpoint does not define; once told that argument is not defined, the ground truth.
- */
-function script(sample: Sample): (r: HostedRequest) => HostedReply {
-  const { starter, completion } = oracleProgram(sample, 'full');
-  const right = completion.replace(/\n\n[\s\S]*$/, '');
-  // The wrong attempts send no headers: the expected Authorization value then reaches the model
-  // only if the workbench told it (the test below checks it never does).
-  const bare = right.replace(/\s*headers: \{[^}]*\},?/, '');
-  const extraArgument = bare.replace('params: {', "params: {\n    sort: 'name',");
-  const unknownPath = bare.replace('/v2/warehouses', '/v2/storage-sites');
-  if (bare === right || extraArgument === bare || unknownPath === bare) throw new Error(`the script does not fit the oracle's call: ${right}`);
-  const reply = (call: string): HostedReply => ({ text: `\`\`\`javascript\n${starter}${call}\n\`\`\`` });
-  return (r) => {
-    const last = userTurns(r).at(-1) ?? '';
-    if (last.includes('matches no endpoint')) return reply(extraArgument);
-    if (/`sort` is not defined for GET \/warehouses/.test(last)) return reply(right);
-    return reply(unknownPath);
-  };
-}
-
 /** Every string and number in the expected request, as text. */
 function leaves(value: JsonValue | undefined, out: string[] = []): string[] {
   if (typeof value === 'string' || typeof value === 'number') out.push(String(value));
@@ -66,7 +42,7 @@ function leaves(value: JsonValue | undefined, out: string[] = []): string[] {
 async function runWith(setting: 'unconstrained' | 'repair', repairRounds?: number) {
   const b = await open();
   const sample = b.samples[SAMPLE]!;
-  const server = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: script(sample) });
+  const server = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: repairScript(sample) });
   try {
     const { runId } = await b.client.startRun({
       datasetId: b.datasetId,

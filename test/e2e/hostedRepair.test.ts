@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oracleProgram } from '../../main/prompt/index.js';
+import type { oracleProgram } from '../../main/prompt/index.js';
 import { hasChromium, launchChromium } from '../support/browser.js';
-import { startHostedStandIn, type HostedReply, type HostedRequest } from '../support/hostedStandIn.js';
+import { startHostedStandIn } from '../support/hostedStandIn.js';
+import { repairScript } from '../support/repairScript.js';
 import { ARTIFACTS, REPO_ROOT, tempDir } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve.js';
 
@@ -16,31 +17,6 @@ const MODEL = 'gpt-4o';
 /** Demo sample 1: "List the first 10 warehouses in the EU region." — GET /warehouses with region and limit. */
 const demo = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'datasets', 'demo.json'), 'utf8')) as Parameters<typeof oracleProgram>[0][];
 const SAMPLE = demo[1]!;
-const userTurns = (r: HostedRequest): string[] => ((r.body['messages'] ?? []) as { role: string; content: string }[]).filter((m) => m.role === 'user').map((m) => m.content);
-
-/**
- * The scripted model of main/service/repair.test.ts: for the warehouses task it first calls a path
- * the spec lacks, then (told the path matches no endpoint) the right path with an argument the
- * endpoint does not define, then (told so) the ground truth — two repair rounds to `correct`.
- * Any other task gets the first, wrong program.
- */
-function script(): (r: HostedRequest) => HostedReply {
-  const { starter, completion } = oracleProgram(SAMPLE, 'full');
-  const right = completion.replace(/\n\n[\s\S]*$/, '');
-  const bare = right.replace(/\s*headers: \{[^}]*\},?/, '');
-  const extraArgument = bare.replace('params: {', "params: {\n    sort: 'name',");
-  const unknownPath = bare.replace('/v2/warehouses', '/v2/storage-sites');
-  if (bare === right || extraArgument === bare || unknownPath === bare) throw new Error(`the script does not fit the oracle's call: ${right}`);
-  const reply = (call: string): HostedReply => ({ text: `\`\`\`javascript\n${starter}${call}\n\`\`\`` });
-  return (r) => {
-    const turns = userTurns(r);
-    const last = turns.at(-1) ?? '';
-    if (!turns[0]?.includes(SAMPLE.task)) return reply(unknownPath);
-    if (last.includes('matches no endpoint')) return reply(extraArgument);
-    if (/`sort` is not defined for GET \/warehouses/.test(last)) return reply(right);
-    return reply(unknownPath);
-  };
-}
 
 /**
  * A hosted model from New run, through `wapii serve` in Chromium: the OpenAI provider against a
@@ -57,7 +33,7 @@ describe.runIf(hasChromium)('a hosted model and the repair setting in Chromium o
 
   beforeAll(async () => {
     if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
-    standIn = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: script() });
+    standIn = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: repairScript(SAMPLE) });
     serve = await startServe(['--db', path.join(dir, 'hosted.db')], { env: { OPENAI_API_KEY: KEY } });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
