@@ -4,17 +4,8 @@
  */
 const W = 'https://api.harbor.example/v2/warehouses';
 
-/** mulberry32: a small seeded PRNG, so a failing program can be generated again. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, the engine's own seeded generator: a failing program can be generated again. */
+export { mulberry32 as random } from '../../main/scoring/index.js';
 
 export const CANARY = `// task\nconst axios = require('axios');\n\naxios.get('${W}', { headers: { Authorization: 'Bearer <token>' }, params: { region: 'eu', limit: 10 } });\n`;
 export const LIST = { url: W, method: 'get', headers: { Accept: 'application/json, text/plain, */*', Authorization: 'Bearer <token>' }, params: { region: 'eu', limit: 10 } };
