@@ -222,6 +222,8 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     await page.getByLabel('Run dataset').selectOption({ label: 'all — 395 samples' });
     await page.getByLabel('Sample limit').fill('60');
     await page.getByLabel('Max tokens').fill('48');
+    // New run remembers the last form (the grid's four cells queued above): back to the one cell.
+    for (const cell of ['Full completion · constrained', 'Argument completion · unconstrained', 'Argument completion · constrained']) await page.getByLabel(cell).uncheck();
     await expect.poll(() => page.getByTestId('run-estimate').textContent(), { timeout: 15_000 }).toMatch(/^60 samples × 1 run = 60 outputs · /);
     await page.getByRole('button', { name: 'Queue 1 run' }).click();
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 180_000 }).toBe('running');
