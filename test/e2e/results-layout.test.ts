@@ -126,7 +126,8 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
       await shot(`results-${which}`, size);
       // The charts sit below the fold of the Results scroll area: each is kept on its own too.
       for (const id of ['chart-per-api', ...(which === 'unconstrained' ? ['chart-grid'] : [])]) await page.getByTestId(id).screenshot({ path: path.join(ARTIFACTS, `e2e-layout-${id}-${which}-${size.width}.png`) });
-    });
+      // The first of these loads the run page and its chart chunk: over a minute on CI's loaded 2 cores.
+    }, 180_000);
 
     it(`Runs at ${size.width}×${size.height}: the table fits the window; an undefined rate reads "–" with k/n`, async () => {
       await page.setViewportSize(size);
