@@ -11,7 +11,8 @@ import { ModelRepository } from '../store/models.js';
 import { RunRepository, type RunRow } from '../store/runs.js';
 import { RunJobs } from './jobs.js';
 import { ModelLibrary } from './models.js';
-import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimateLine, inputManifest, selectSubset, settingsOf, snapshotWithKnowledge, type StartRunInput } from './runPlan.js';
+import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimateLine, inputManifest, measuredRate, selectSubset, settingsOf, snapshotWithKnowledge, TYPICAL_TOKENS_PER_SECOND, type Rate, type StartRunInput } from './runPlan.js';
+import { DEFAULT_PARALLEL } from '../api/constants.js';
 import { RunResults } from './runResults.js';
 import { compareConditions } from './runConditions.js';
 import { isAlive } from './liveness.js';
@@ -198,10 +199,9 @@ export class EvaluationService implements EvaluationHandlers {
 
   previewRun = async (raw: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => {
     const input = this.effective(raw);
-    const { samples, conditions } = this.plan(input);
+    const { samples, conditions, model } = this.plan(input);
     const outputs = samples.length * input.sampling.n * conditions.length;
-    const rate = 'modelId' in input.model ? this.jobs.tokensPerSecond(this.library.model(input.model.modelId).path) : undefined;
-    const base = { samples: samples.length, outputs, runs: conditions.length, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, rate) };
+    const base = { samples: samples.length, outputs, runs: conditions.length, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, this.rateFor(input, model)) };
     if (!('provider' in input.model)) return base;
     // Hosted: the most the run can cost, from the prompts it will send and the token limit, at the price table's rate.
     const p = input.model.provider;
@@ -209,9 +209,25 @@ export class EvaluationService implements EvaluationHandlers {
     const price = providerPrice(this.prices.table, p);
     const cost = estimateRunCost(price, { promptChars, outputs, maxTokens: input.sampling.maxTokens, batch: p.batch });
     const usd = cost.usd === undefined ? null : cost.usd;
-    const line = usd === null ? `no price for ${p.model} in the price table${this.prices.file ? ` (${this.prices.file})` : ''}: cost unknown` : `at most about $${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)} (${cost.inputTokens.toLocaleString('en')} prompt tokens, up to ${cost.outputTokens.toLocaleString('en')} generated)${p.spendingCapUsd !== undefined ? `; the run stops at $${p.spendingCapUsd.toFixed(2)}` : ''}`;
+    const line = usd === null ? `no price for ${p.model} in the price table${this.prices.file ? ` (${this.prices.file})` : ''}: cost unknown` : `at most about $${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}${p.batch ? ' at Batch API prices' : ''} (${cost.inputTokens.toLocaleString('en')} prompt tokens, up to ${cost.outputTokens.toLocaleString('en')} generated)${p.spendingCapUsd !== undefined ? `; the run stops at $${p.spendingCapUsd.toFixed(2)}` : ''}`;
     return { ...base, estimate: `${base.estimate}; ${line}`, cost: { inputTokens: cost.inputTokens, outputTokens: cost.outputTokens, usd, capUsd: p.spendingCapUsd ?? null } };
   };
+
+  /**
+   * The pace New run's estimate assumes: measured on the stored outputs of earlier runs of the
+   * same model (so it survives restarts), else a typical rate, which the line calls a guess. A
+   * server's or hosted model's time is per request, several of which are in flight at once.
+   */
+  private rateFor(input: StartRunInput, model: NonNullable<RunRow['model']>): Rate | 'batch' {
+    const p = 'provider' in input.model ? input.model.provider : undefined;
+    if (p?.batch) return 'batch';
+    const servers = p ? Math.max(1, (p.baseUrl ? 1 : 0) + (p.pool?.length ?? 0)) : 1;
+    const streams = p ? (p.concurrency ?? input.parallel ?? (p.name === 'openai-compatible' ? DEFAULT_PARALLEL : 8)) * servers : 'remote' in input.model ? (input.parallel ?? DEFAULT_PARALLEL) : 1;
+    const measured = measuredRate(this.runs.outputPace(), model, input.setting, streams);
+    if (measured) return measured;
+    const typical = p ? (p.name === 'openai-compatible' ? TYPICAL_TOKENS_PER_SECOND.server : TYPICAL_TOKENS_PER_SECOND.hosted) : 'remote' in input.model ? TYPICAL_TOKENS_PER_SECOND.server : model.modelId !== undefined && this.library.model(model.modelId).fit?.fitsGpu ? TYPICAL_TOKENS_PER_SECOND.gpu : TYPICAL_TOKENS_PER_SECOND.cpu;
+    return { tokensPerSecond: typical, outputs: 0, streams };
+  }
 
   /** The stored specs of a dataset's APIs, parsed (the knowledge conditions read them). */
   private async specsOf(specHashes: ReadonlyMap<string, string>): Promise<Map<string, ApiSpec>> {

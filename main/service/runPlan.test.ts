@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Sample } from '../api/schemas.js';
-import { randomSample, selectSubset } from './runPlan.js';
+import { estimateLine, measuredRate, paceKey, randomSample, selectSubset, type RunPace } from './runPlan.js';
 
 /** 100 items: 70 of API a, 20 of b, 10 of c, interleaved as a real dataset's per-API blocks are not. */
 const items = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, api: i % 10 < 7 ? 'a' : i % 10 < 9 ? 'b' : 'c' }));
@@ -45,5 +45,42 @@ describe('selectSubset with a sample', () => {
     // Of the 45 accepted a/b samples, 35 are a and 10 b: 9 × 35/45 = 7, 9 × 10/45 = 2.
     expect(countBy(picked)).toEqual({ a: 7, b: 2 });
     expect(selectSubset(samples, { apis: ['a', 'b'], reviewStates: ['accepted'], sample: { size: 9, seed: 5, stratify: 'api' }, limit: 3 })).toEqual(picked.slice(0, 3));
+  });
+});
+
+describe('the measured rate behind the New run estimate', () => {
+  const local = { modelId: 1, name: 'qwen', path: '/models/qwen.gguf' };
+  const server = { name: 'default', remote: 'http://127.0.0.1:8080/v1' };
+  const pace = (model: RunPace['model'], setting: string, outputs: number, tokens: number, wallMs: number): RunPace => ({ model, settings: { setting }, outputs, tokens, wallMs });
+  const paces = [
+    pace(local, 'unconstrained', 100, 8000, 200_000), // 40 tok/s
+    pace(local, 'unconstrained', 20, 2000, 40_000), // 50 tok/s
+    pace(local, 'constrained', 50, 1000, 100_000), // 10 tok/s: a setting of its own
+    pace(server, 'unconstrained', 10, 500, 10_000),
+  ];
+
+  it('is the tokens over the time of earlier outputs of the same model and setting', () => {
+    // (8000 + 2000) tokens over 240 s: 41.7 tok/s over 120 outputs.
+    expect(measuredRate(paces, local, 'unconstrained')).toEqual({ tokensPerSecond: expect.closeTo(10_000 / 240, 9), outputs: 120, streams: 1 });
+    expect(measuredRate(paces, local, 'constrained')).toEqual({ tokensPerSecond: 10, outputs: 50, streams: 1 });
+    // No repair run yet: every setting of the model, said so.
+    expect(measuredRate(paces, local, 'repair')).toEqual({ tokensPerSecond: expect.closeTo(11_000 / 340, 9), outputs: 170, streams: 1, otherSetting: true });
+    expect(measuredRate(paces, { ...local, path: '/models/other.gguf' }, 'unconstrained')).toBeUndefined();
+    expect(measuredRate(paces, server, 'unconstrained', 4)).toEqual({ tokensPerSecond: 50, outputs: 10, streams: 4 });
+  });
+
+  it('never measures a batch run (its outputs wait in a queue) and tells providers and endpoints apart', () => {
+    const hosted = { name: 'openai:gpt-4o', provider: { name: 'openai', model: 'gpt-4o' } };
+    expect(paceKey({ ...hosted, provider: { ...hosted.provider, batch: true } })).toBeUndefined();
+    expect(paceKey(hosted)).not.toEqual(paceKey({ ...hosted, provider: { ...hosted.provider, baseUrl: 'http://127.0.0.1:9' } }));
+    expect(measuredRate([pace({ ...hosted, provider: { ...hosted.provider, batch: true } }, 'unconstrained', 5, 500, 1000)], hosted, 'unconstrained')).toBeUndefined();
+  });
+
+  it('says where its rate comes from: measured over so many outputs, or a guess', () => {
+    expect(estimateLine(120, 250, measuredRate(paces, local, 'unconstrained'))).toBe('120 outputs, up to 30,000 generated tokens: at most about 12 min at 42 tok/s measured over 120 outputs of earlier runs');
+    expect(estimateLine(10, 100, { tokensPerSecond: 10, outputs: 0, streams: 1 })).toBe('10 outputs, up to 1,000 generated tokens: at most about 2 min at a typical 10 tok/s (a guess: no earlier run of this model measured one)');
+    expect(estimateLine(40, 100, measuredRate(paces, server, 'unconstrained', 4))).toBe('40 outputs, up to 4,000 generated tokens: at most about 20 s at 50 tok/s per request, 4 at once measured over 10 outputs of earlier runs');
+    expect(estimateLine(6, 250, measuredRate(paces, local, 'repair'))).toMatch(/measured over 170 outputs of earlier runs in other settings$/);
+    expect(estimateLine(6, 250, 'batch')).toBe('6 outputs, up to 1,500 generated tokens: OpenAI answers a batch within 24 h');
   });
 });

@@ -7,7 +7,7 @@ import { mulberry32 } from '../scoring/index.js';
 import { parseKnowledge, PROMPT_TEMPLATE_HASH, type KnowledgeCondition } from '../prompt/index.js';
 import { withKnowledge } from '../runner/index.js';
 import { sha256 } from '../store/index.js';
-import type { RunInput } from '../store/runs.js';
+import type { RunInput, RunRow } from '../store/runs.js';
 
 export type StartRunInput = z.output<typeof StartRunInputSchema>;
 
@@ -141,13 +141,78 @@ export function inputManifest(inputs: readonly RunInput[], specHashes: ReadonlyM
   };
 }
 
-/** A rough one-line estimate of the work, from the outputs and a token rate typical of the setting. */
-export function estimateLine(outputs: number, maxTokens: number, tokensPerSecond: number | undefined): string {
+/** What one earlier run measured: its outputs, their generated tokens, and the wall time they took (see RunRepository.outputPace). */
+export interface RunPace {
+  readonly model: RunRow['model'];
+  readonly settings: Record<string, unknown>;
+  readonly outputs: number;
+  readonly tokens: number;
+  readonly wallMs: number;
+}
+
+/** A rate the estimate uses: measured over earlier outputs, or a typical one (a guess). */
+export interface Rate {
+  readonly tokensPerSecond: number;
+  /** Outputs it was measured over; 0 for a guess. */
+  readonly outputs: number;
+  /** Requests in flight at once that each go at `tokensPerSecond` (servers and hosted models: their time is per request); 1 where the rate is already the whole run's. */
+  readonly streams: number;
+  /** Measured on runs of another setting (constrained decoding, repair) of the same model, for want of one in this setting. */
+  readonly otherSetting?: boolean;
+}
+
+/**
+ * What makes two runs' paces comparable: the same local file, the same server and model, or the
+ * same provider, model and endpoint. Undefined for a batch run, whose outputs wait in OpenAI's
+ * queue for as long as it likes: their time says nothing about a rate.
+ */
+export function paceKey(model: RunRow['model']): string | undefined {
+  if (!model) return undefined;
+  if (model.provider) return model.provider.batch ? undefined : `provider:${model.provider.name}:${model.provider.model}@${model.provider.baseUrl ?? ''}${model.provider.pool?.length ? `+${model.provider.pool.join(',')}` : ''}`;
+  if (model.remote) return `remote:${model.remote}:${model.name}`;
+  return model.path ? `local:${model.path}` : undefined;
+}
+
+/**
+ * The rate earlier runs of the same model measured: their generated tokens over the time those
+ * outputs took. Runs of the same setting count when there are any (constrained decoding and repair
+ * go at their own pace), else every setting of the model. Undefined when none was measured.
+ */
+export function measuredRate(paces: readonly RunPace[], model: RunRow['model'], setting: string, streams = 1): Rate | undefined {
+  const key = paceKey(model);
+  if (key === undefined) return undefined;
+  const same = paces.filter((p) => paceKey(p.model) === key && p.tokens > 0 && p.wallMs > 0);
+  const here = same.filter((p) => p.settings['setting'] === setting);
+  const used = here.length > 0 ? here : same;
+  if (used.length === 0) return undefined;
+  const tokens = used.reduce((sum, p) => sum + p.tokens, 0);
+  const ms = used.reduce((sum, p) => sum + p.wallMs, 0);
+  return { tokensPerSecond: (tokens / ms) * 1000, outputs: used.reduce((sum, p) => sum + p.outputs, 0), streams, ...(here.length === 0 ? { otherSetting: true } : {}) };
+}
+
+/**
+ * Rates typical of each kind of model, for a model no run has measured yet: a small quantised
+ * model on a CPU across its sequences, one on a GPU, a server's and a hosted model's request. A
+ * guess, and the estimate says so.
+ */
+export const TYPICAL_TOKENS_PER_SECOND = { cpu: 10, gpu: 60, server: 30, hosted: 50 } as const;
+
+const duration = (seconds: number): string => (seconds < 90 ? `${Math.ceil(seconds)} s` : seconds < 5400 ? `${Math.ceil(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`);
+
+/**
+ * A one-line estimate of the work: the outputs, the tokens they may generate, and how long that
+ * takes at the given rate, saying whether the rate was measured (over how many outputs) or is a
+ * guess; a batch run's time is OpenAI's to decide.
+ */
+export function estimateLine(outputs: number, maxTokens: number, rate: Rate | 'batch' | undefined): string {
   const tokens = outputs * maxTokens;
-  if (!tokensPerSecond) return `${outputs} outputs, up to ${tokens.toLocaleString('en')} generated tokens`;
-  const seconds = tokens / tokensPerSecond;
-  const time = seconds < 90 ? `${Math.ceil(seconds)} s` : seconds < 5400 ? `${Math.ceil(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`;
-  return `${outputs} outputs, up to ${tokens.toLocaleString('en')} generated tokens: at most about ${time} at ${Math.round(tokensPerSecond)} tokens/s`;
+  const head = `${outputs} outputs, up to ${tokens.toLocaleString('en')} generated tokens`;
+  if (rate === 'batch') return `${head}: OpenAI answers a batch within 24 h`;
+  if (!rate) return head;
+  const seconds = tokens / (rate.tokensPerSecond * rate.streams);
+  const pace = `${Math.round(rate.tokensPerSecond)} tok/s${rate.streams > 1 ? ` per request, ${rate.streams} at once` : ''}`;
+  if (rate.outputs === 0) return `${head}: at most about ${duration(seconds)} at a typical ${pace} (a guess: no earlier run of this model measured one)`;
+  return `${head}: at most about ${duration(seconds)} at ${pace} measured over ${rate.outputs.toLocaleString('en')} output${rate.outputs === 1 ? '' : 's'} of earlier runs${rate.otherSetting ? ' in other settings' : ''}`;
 }
 
 export function assertRunnable(input: StartRunInput): void {

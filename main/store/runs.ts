@@ -233,6 +233,25 @@ export class RunRepository {
     return this.inputs(runId, index)[0];
   }
 
+  /**
+   * Per generation run: its model and settings, and what its generated outputs took — their
+   * tokens, and their time each divided by the sequences decoded alongside it (`batched`), so
+   * parallel outputs are not counted twice. The New run estimate's measured rate reads it.
+   */
+  outputPace(): { model: RunRow['model']; settings: Record<string, unknown>; outputs: number; tokens: number; wallMs: number }[] {
+    const rows = this.db
+      .prepare(
+        `SELECT r.model AS model, r.settings AS settings, COUNT(*) AS outputs,
+                SUM(json_extract(s.generation, '$.tokens')) AS tokens,
+                SUM(s.duration_ms / MAX(1.0, COALESCE(json_extract(s.generation, '$.batched'), 1))) AS wall_ms
+           FROM run_samples s JOIN runs r ON r.id = s.run_id
+          WHERE r.kind = 'generation' AND s.error IS NULL AND s.generation IS NOT NULL AND s.duration_ms > 0 AND json_extract(s.generation, '$.tokens') > 0
+          GROUP BY r.id`,
+      )
+      .all() as { model: string | null; settings: string; outputs: number; tokens: number; wall_ms: number }[];
+    return rows.map((r) => ({ model: parse(r.model), settings: JSON.parse(r.settings) as Record<string, unknown>, outputs: r.outputs, tokens: r.tokens, wallMs: r.wall_ms }));
+  }
+
   outputs(runId: number): OutputRow[] {
     return this.db.prepare('SELECT * FROM run_samples WHERE run_id = ? ORDER BY sample_index, attempt').all(runId) as OutputRow[];
   }
