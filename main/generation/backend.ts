@@ -10,6 +10,8 @@ export interface GenerationBackend extends AsyncDisposable {
   slot(index: number): SlotGenerator;
   /** Hosted models and servers: tokens, cost, model versions and servers over the run so far (merged into its manifest). */
   totals?(): Record<string, unknown>;
+  /** The user cancelled the run: stop what it left at the provider (a pending batch); a line saying what happened, if anything did. */
+  cancelRemote?(): Promise<string | undefined>;
 }
 
 export interface SlotGenerator {

@@ -48,12 +48,21 @@ const PROGRESS_INTERVAL_MS = 250;
  */
 export class RunJobs {
   private readonly queue: QueuedRun[] = [];
-  private active: { runId: number; controller: AbortController; stopAs: 'cancelled' | 'interrupted'; stopped: Promise<void> } | undefined;
+  private active:
+    | {
+        runId: number;
+        controller: AbortController;
+        stopAs: 'cancelled' | 'interrupted';
+        stopped: Promise<void>;
+        backend?: GenerationBackend;
+        /** A cancel's stop of the work the run left at its provider (a batch at OpenAI): what it says goes on the run's line. */
+        remote?: Promise<string | undefined> | undefined;
+      }
+    | undefined;
   private readonly live = new Map<number, RunProgressValue>();
   private loaded: { file: string; runtime: Runtime } | undefined;
   private pumping: Promise<void> | undefined;
   private closed = false;
-  private readonly rates = new Map<string, number>();
   private loads = 0;
 
   constructor(private readonly ctx: JobsContext) {}
@@ -61,11 +70,6 @@ export class RunJobs {
   /** How many times a model was loaded in this process (queued runs on the same file share one load). */
   get modelLoads(): number {
     return this.loads;
-  }
-
-  /** Tokens/s last measured on a model file in this process, for the New run page's estimate. */
-  tokensPerSecond(file: string): number | undefined {
-    return this.rates.get(file);
   }
 
   progress(runId: number): RunProgressValue | null {
@@ -110,6 +114,9 @@ export class RunJobs {
     }
     if (this.active?.runId === runId) {
       this.active.stopAs = 'cancelled';
+      // Asked before the abort, while the provider still knows what it waits on: a cancelled batch
+      // is not billed; an interrupted run (shutdown) keeps its batch for the resume.
+      this.active.remote = this.active.backend?.cancelRemote?.();
       this.active.controller.abort();
       // Only this run: the runs queued after it go on.
       await this.active.stopped;
@@ -236,7 +243,6 @@ export class RunJobs {
         current: p.current ? { index: p.current.index, api: p.current.api, sampleId: sampleIds.get(p.current.index) ?? null } : null,
       };
       this.live.set(runId, value);
-      if (run.model?.path && p.tokens > 0) this.rates.set(run.model.path, p.tokensPerSecond);
       this.ctx.onProgress?.(runId, p);
       this.ctx.results.invalidate(runId);
       const now = performance.now();
@@ -261,6 +267,7 @@ export class RunJobs {
         fatal ??= message;
         controller.abort();
       });
+      this.active.backend = backend;
       const manifest = { ...(run.manifest ?? {}), ...backend.manifest };
       this.ctx.runs.setManifest(runId, manifest);
       await using executor = createExecutor({ timeoutMs: 1000 });
@@ -282,7 +289,10 @@ export class RunJobs {
       if (backend.totals) this.ctx.runs.setManifest(runId, { ...(this.ctx.runs.get(runId)?.manifest ?? manifest), usage: backend.totals() });
       const outcome = outcomeOf(this.ctx.store.getRun(runId)?.samples ?? []);
       if (fatal !== undefined && (result.interrupted || outcome.scored === 0)) ending = { status: 'failed', fields: { error: fatal } };
-      else if (result.interrupted) ending = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? 'cancelled; finished outputs are kept' : 'the workbench stopped; finished outputs are kept' } };
+      else if (result.interrupted) {
+        const remote = this.active.stopAs === 'cancelled' ? await this.active.remote : undefined;
+        ending = { status: this.active.stopAs, fields: { error: this.active.stopAs === 'cancelled' ? `cancelled; finished outputs are kept${remote ? `; ${remote}` : ''}` : 'the workbench stopped; finished outputs are kept' } };
+      }
       // Nothing scored: the run failed, whatever ran (23.13); some errors: finished, saying how many (Retry errors regenerates them).
       else if (outcome.scored === 0 && outcome.errors > 0) ending = { status: 'failed', fields: { error: `all ${outcome.errors} outputs failed; the first: ${outcome.firstError}` } };
       else ending = { status: 'finished', fields: { finished: true, ...(outcome.errors > 0 ? { error: `finished with ${outcome.errors} errors; the first: ${outcome.firstError}` } : {}) } };

@@ -277,23 +277,53 @@ describe("OpenAI's Batch API", () => {
     }
   });
 
-  it('a run cancelled (or stopped) while its batch is pending resumes by reading that batch: nothing is submitted twice', async () => {
+  it('cancelling a run whose batch is pending cancels the batch at OpenAI; its resume asks again for what the batch never answered', async () => {
     const b = await open({ OPENAI_API_KEY: KEY });
     const standIn = { kind: 'openai' as const, key: KEY, model: 'gpt-4o', batchPolls: Number.MAX_SAFE_INTEGER, reply: (r: HostedRequest) => script(b.samples, 'openai')(r) };
     const server = await startHostedStandIn(standIn);
     try {
       const { runId } = await b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o', baseUrl: server.url, batch: true } }, subset: { limit: 4 } });
       await waitFor(() => server.batches.length === 1 && server.batches[0]!.polls >= 2);
-      expect((await b.client.cancelRun({ runId })).status).toBe('cancelled');
+      const cancelled = await b.client.cancelRun({ runId });
+      expect(cancelled.status).toBe('cancelled');
+      // The stand-in received POST /v1/batches/batch_1/cancel: the batch is not left to run and be billed.
+      expect(server.batches[0]).toMatchObject({ cancelRequests: 1, cancelled: true });
+      expect((await b.client.getRun({ runId })).error).toBe('cancelled; finished outputs are kept; batch batch_1 cancelled at OpenAI');
       expect(b.workbench.store.getRun(runId)!.samples).toEqual([]);
-      expect((await b.client.getRun({ runId })).manifest).toMatchObject({ batches: ['batch_1'] });
-      // OpenAI finishes the batch meanwhile.
+      // Resumed: batch_1 ended cancelled with no answer, so the four requests go in a new batch.
       standIn.batchPolls = 0;
+      await b.client.resumeRun({ runId });
+      await b.workbench.service.evaluation.jobs.idle();
+      expect(await b.client.getRun({ runId })).toMatchObject({ status: 'finished', done: 4, statistics: { samples_correct: 2 }, manifest: { batches: ['batch_1', 'batch_2'] } });
+      expect(server.batches.map((x) => [x.id, x.lines, x.cancelRequests])).toEqual([
+        ['batch_1', 4, 1],
+        ['batch_2', 4, 0],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a run interrupted while its batch is pending (the workbench stopped) leaves the batch running, and its resume reads it: nothing is submitted twice', async () => {
+    let b = await open({ OPENAI_API_KEY: KEY });
+    const standIn = { kind: 'openai' as const, key: KEY, model: 'gpt-4o', batchPolls: Number.MAX_SAFE_INTEGER, reply: (r: HostedRequest) => script(b.samples, 'openai')(r) };
+    const server = await startHostedStandIn(standIn);
+    try {
+      const { runId } = await b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o', baseUrl: server.url, batch: true } }, subset: { limit: 4 } });
+      await waitFor(() => server.batches.length === 1 && server.batches[0]!.polls >= 2);
+      await b.workbench.shutdown();
+      expect(server.batches[0]).toMatchObject({ cancelRequests: 0, cancelled: false });
+      // OpenAI finishes the batch meanwhile; the workbench opens again on the same database.
+      standIn.batchPolls = 0;
+      b = await open({ OPENAI_API_KEY: KEY }, undefined, 5000, b.db);
+      expect(await b.client.getRun({ runId })).toMatchObject({ status: 'interrupted', manifest: { batches: ['batch_1'] } });
       await b.client.resumeRun({ runId });
       await b.workbench.service.evaluation.jobs.idle();
       expect(await b.client.getRun({ runId })).toMatchObject({ status: 'finished', done: 4, statistics: { samples_correct: 2 } });
       expect(server.batches).toHaveLength(1);
+      expect(server.batches[0]!.cancelRequests).toBe(0);
     } finally {
+      await b.workbench.shutdown();
       await server.close();
     }
   });

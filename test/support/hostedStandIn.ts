@@ -162,15 +162,25 @@ export async function startHostedStandIn(options: {
       const body = JSON.parse(raw.toString('utf8')) as { input_file_id?: string; endpoint?: string; completion_window?: string };
       const input = files.get(body.input_file_id ?? '');
       const problems = [...(input === undefined ? ['unknown input_file_id'] : []), ...(body.endpoint !== '/v1/chat/completions' ? [`endpoint ${body.endpoint}`] : []), ...(body.completion_window !== '24h' ? [`window ${body.completion_window}`] : [])];
-      const batch: StandInBatch = { id: `batch_${batches.length + 1}`, lines: (input ?? '').split('\n').filter((l) => l.trim() !== '').length, polls: 0, problems, input: input ?? '' };
+      const batch: StandInBatch = { id: `batch_${batches.length + 1}`, lines: (input ?? '').split('\n').filter((l) => l.trim() !== '').length, polls: 0, problems, input: input ?? '', cancelRequests: 0, cancelled: false };
       batches.push(batch);
       return send(res, 200, { id: batch.id, object: 'batch', status: 'validating', input_file_id: body.input_file_id });
+    }
+    // POST /v1/batches/{id}/cancel: `cancelling` now, `cancelled` (nothing answered) at the next poll.
+    const cancel = /^\/v1\/batches\/([^/]+)\/cancel$/.exec(url);
+    if (req.method === 'POST' && cancel) {
+      const batch = batches.find((b) => b.id === cancel[1]);
+      if (!batch) return send(res, 404, errorBody(404, `no batch ${cancel[1]}`));
+      batch.cancelRequests++;
+      if (!batch.output) batch.cancelled = true;
+      return send(res, 200, { id: batch.id, object: 'batch', status: batch.output ? 'completed' : 'cancelling' });
     }
     const poll = /^\/v1\/batches\/([^/]+)$/.exec(url);
     if (req.method === 'GET' && poll) {
       const batch = batches.find((b) => b.id === poll[1]);
       if (!batch) return send(res, 404, errorBody(404, `no batch ${poll[1]}`));
       batch.polls++;
+      if (batch.cancelled) return send(res, 200, { id: batch.id, object: 'batch', status: 'cancelled', output_file_id: null, error_file_id: null });
       if (batch.polls <= (options.batchPolls ?? 1)) return send(res, 200, { id: batch.id, object: 'batch', status: 'in_progress' });
       if (!batch.output) {
         const out: string[] = [];
@@ -220,5 +230,9 @@ export interface StandInBatch {
   readonly input: string;
   polls: number;
   output?: string;
+  /** POST /v1/batches/{id}/cancel received, how many times. */
+  cancelRequests: number;
+  /** Cancelled before it completed: it answers nothing. */
+  cancelled: boolean;
   readonly problems: string[];
 }

@@ -166,6 +166,16 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
     slots: provider.concurrency,
     slot: () => slot,
     totals: () => ({ ...totals, costUsd: priced ? spent : null, modelVersions: [...versions].sort(), servers: { ...servers } }),
+    async cancelRemote() {
+      if (!provider.cancel) return undefined;
+      try {
+        // Its own time limit: the run's signal is already aborted, and a cancel must answer.
+        const done = await provider.cancel(AbortSignal.timeout(10_000));
+        return done.length > 0 ? done.join('; ') : undefined;
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+    },
     async [Symbol.asyncDispose]() {},
   };
 }

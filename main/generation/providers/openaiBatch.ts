@@ -52,7 +52,9 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * (POST /v1/files, purpose batch), submitted (POST /v1/batches, 24 h window, half the price),
  * polled, and each output taken from the result file by its custom_id — a hash of the request,
  * so a restarted run finds its results in the batches its manifest names and submits only what
- * none of them answered. A cancel stops waiting; the batch goes on at OpenAI and a resume reads it.
+ * none of them answered. A cancel of the run cancels its pending batches at OpenAI (POST
+ * /v1/batches/{id}/cancel; what finished before is still read by a resume); a run that is only
+ * interrupted (the workbench stopped) leaves them running, and its resume reads their results.
  */
 export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
   const base = v1Base(options.baseUrl ?? OPENAI_BASE_URL);
@@ -65,14 +67,18 @@ export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
   let runSignal: AbortSignal = new AbortController().signal;
   /** Results of the earlier batches, by custom_id: loaded once, before the first new batch. */
   let earlier: Promise<Map<string, BatchLine>> | undefined;
+  /** Batches this run waits on that have not ended: a cancel of the run cancels them at OpenAI. */
+  const open = new Set<string>();
 
   const results = async (batchId: string, signal: AbortSignal): Promise<{ status: BatchStatus; lines: Map<string, BatchLine> }> => {
     let status: BatchStatus;
+    open.add(batchId);
     for (;;) {
       status = (await requestJson(`${base}/batches/${encodeURIComponent(batchId)}`, { method: 'GET', headers }, signal, options)).body as BatchStatus;
       if (DONE.has(status.status)) break;
       await sleep(pollMs, signal);
     }
+    open.delete(batchId);
     const lines = new Map<string, BatchLine>();
     for (const file of [status.output_file_id, status.error_file_id]) {
       if (!file) continue;
@@ -154,6 +160,21 @@ export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
         if (timer) clearTimeout(timer);
         timer = setTimeout(() => void flush(), gatherMs);
       });
+    },
+    async cancel(signal: AbortSignal): Promise<readonly string[]> {
+      const done: string[] = [];
+      const failed: string[] = [];
+      for (const id of [...open]) {
+        try {
+          await requestJson(`${base}/batches/${encodeURIComponent(id)}/cancel`, { method: 'POST', headers, body: {} }, signal, { ...options, retry: { retries: 2, minDelayMs: 200, maxDelayMs: 1000, maxRetryAfterMs: 2000 } });
+          open.delete(id);
+          done.push(id);
+        } catch (error) {
+          failed.push(`${id} (${error instanceof Error ? error.message : String(error)})`);
+        }
+      }
+      if (failed.length > 0) throw new ProviderError(`could not cancel batch ${failed.join(', ')} at OpenAI: cancel it there, or it runs on and is billed`, undefined, false);
+      return done.map((id) => `batch ${id} cancelled at OpenAI`);
     },
     check: async (signal) => {
       await requestJson(`${base}/models/${encodeURIComponent(options.model)}`, { method: 'GET', headers }, signal, { ...options, retry: { retries: 1, minDelayMs: 200, maxDelayMs: 1000, maxRetryAfterMs: 2000 } });

@@ -87,6 +87,12 @@ export interface ModelProvider {
   generate(prompt: ProviderPrompt, options: GenerateOptions, signal: AbortSignal): Promise<ProviderOutput>;
   /** Cheap call that proves the endpoint answers and the key is accepted (before a run is queued). */
   check(signal: AbortSignal): Promise<void>;
+  /**
+   * The user cancelled the run: stop the work it left running at the provider (OpenAI's pending
+   * batches), which would otherwise finish and be billed. Says what it stopped, one line each;
+   * throws a ProviderError naming what it could not. An interrupted run keeps that work for its resume.
+   */
+  cancel?(signal: AbortSignal): Promise<readonly string[]>;
   /** Model ids the provider lists, where it lists them. */
   listModels?(signal: AbortSignal): Promise<string[]>;
 }
