@@ -44,6 +44,11 @@ export interface Frame {
    * vocabulary's trie along them without a state per character. Undefined otherwise.
    */
   literals?(): readonly string[] | undefined;
+  /**
+   * True when the frame keeps `c` from its parent although it may end (a run of whitespace keeps
+   * the next whitespace character: its parent would start a fresh, unbounded run). Absent: never.
+   */
+  keeps?(c: string): boolean;
 }
 
 /** A set of ASCII characters, as 128 bits. */
@@ -97,6 +102,70 @@ export type Stack = { readonly frame: Frame; readonly parent: Stack; key: number
 
 export const push = (frame: Frame, parent: Stack): Stack => ({ frame, parent, key: undefined });
 export const isWs = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
+
+/** The longest run of spaces or tabs between two tokens (constraints.md). */
+export const MAX_WS_RUN = 16;
+const WS_RUN_NEXT = asciiSet(WS);
+const WS_FULL_NEXT = asciiSet('\n\r');
+const WS_CR_NEXT = asciiSet('\n');
+const WS_BROKEN_NEXT = asciiSet(' \t');
+
+/**
+ * Whitespace between two tokens, bounded (constraints.md): at most one line break (`\n` or
+ * `\r\n`) and runs of at most MAX_WS_RUN spaces or tabs around it. Unbounded, a model could
+ * spend its whole budget on spaces (a random-weight run did, on all 395 outputs). The counts
+ * are in the frame's id, so the token masks (memoised per state) refuse the 17th space. A frame
+ * that takes whitespace between its tokens pushes this above itself (see skipWs); it keeps the
+ * next whitespace character from that frame, which would start a fresh run.
+ */
+export class WsFrame implements Frame {
+  constructor(
+    /** Spaces or tabs since the start or the line break. */
+    readonly run: number,
+    readonly lineBreak: boolean,
+    /** A `\r` waiting for its `\n`. */
+    readonly cr: boolean,
+  ) {}
+  private cachedId: string | undefined;
+  get id(): string {
+    return (this.cachedId ??= `W${this.run}${this.lineBreak ? 'n' : ''}${this.cr ? 'r' : ''}`);
+  }
+  asciiOnly(): boolean {
+    return true;
+  }
+  nextAscii(): AsciiSet {
+    if (this.cr) return WS_CR_NEXT;
+    if (this.run >= MAX_WS_RUN) return this.lineBreak ? NONE : WS_FULL_NEXT;
+    return this.lineBreak ? WS_BROKEN_NEXT : WS_RUN_NEXT;
+  }
+  keeps(c: string): boolean {
+    return isWs(c);
+  }
+  /** The frame after `c`, undefined when `c` would break the bound. */
+  next(c: string): WsFrame | undefined {
+    if (c === '\n') return this.lineBreak ? undefined : new WsFrame(0, true, false);
+    if (this.cr) return undefined;
+    if (c === '\r') return this.lineBreak ? undefined : new WsFrame(this.run, false, true);
+    return this.run < MAX_WS_RUN ? new WsFrame(this.run + 1, this.lineBreak, false) : undefined;
+  }
+  step(c: string, parent: Stack): Stack[] {
+    const next = isWs(c) ? this.next(c) : undefined;
+    return next ? [push(next, parent)] : [];
+  }
+  canEnd(): boolean {
+    return !this.cr;
+  }
+  completion(): string {
+    return this.cr ? '\n' : '';
+  }
+}
+const WS_START = new WsFrame(0, false, false);
+
+/** A whitespace character `c` between tokens, before what `frame` takes next: a bounded run of it above the frame. */
+export function skipWs(c: string, frame: Frame, parent: Stack): Stack[] {
+  const run = WS_START.next(c);
+  return run ? [push(run, push(frame, parent))] : [];
+}
 const IDENT_START = /[A-Za-z_$]/;
 const IDENT = /[\w$]/;
 /** A declared name as JavaScript writes it (never starting with a digit). */
@@ -143,7 +212,7 @@ export const QUOTES = new Set(["'", '"', '`']);
 export function stepStack(stack: Stack, c: string, out: Stack[]): void {
   if (!stack) return;
   for (const next of stack.frame.step(c, stack.parent)) out.push(next);
-  if (stack.frame.canEnd()) stepStack(stack.parent, c, out);
+  if (stack.frame.canEnd() && !stack.frame.keeps?.(c)) stepStack(stack.parent, c, out);
 }
 
 /** The shortest text that finishes every frame of a stack, top first: how a constrained model ends. */
@@ -172,6 +241,8 @@ export function minimalValue(rule: ValueRule, quote = "'"): string {
       return '{' + ObjectFrame.open(rule, NO_NAMES).completion();
     case 'union':
       return rule.options.map((o) => minimalValue(o, quote)).sort((a, b) => a.length - b.length)[0] ?? '0';
+    case 'literal':
+      return [...rule.texts].sort((a, b) => a.length - b.length)[0]!;
   }
 }
 
@@ -225,6 +296,30 @@ const KEY_CLASSES = new Map([
   ['', charClass('k', (c) => !IDENT.test(c), false)],
   ...["'", '"'].map((q) => [q, charClass(`k${q}`, (c) => c === q || c === '\n' || c === '\r' || c === '\\', false)] as const),
 ]);
+
+/** Whitespace, then one closing character (the `)` after a form body's object), then the parent. */
+export class CloseFrame implements Frame {
+  readonly id: string;
+  constructor(readonly char: string) {
+    this.id = `C${char}`;
+  }
+  asciiOnly(): boolean {
+    return true;
+  }
+  nextAscii(): AsciiSet {
+    return asciiSet(WS, this.char);
+  }
+  step(c: string, parent: Stack): Stack[] {
+    if (isWs(c)) return skipWs(c, this, parent);
+    return c === this.char ? [parent] : [];
+  }
+  canEnd(): boolean {
+    return false;
+  }
+  completion(): string {
+    return this.char;
+  }
+}
 
 /** A fixed word (`true`, `null`, `.then(`): each character in turn. */
 export class WordFrame implements Frame {
@@ -523,7 +618,7 @@ export class ValueFrame implements Frame {
     return Uint32Array.of(starts[0]! | bits[0]!, starts[1]! | bits[1]!, starts[2]! | bits[2]!, starts[3]! | bits[3]!);
   }
   step(c: string, parent: Stack): Stack[] {
-    if (isWs(c)) return [push(this, parent)];
+    if (isWs(c)) return skipWs(c, this, parent);
     const out: Stack[] = [];
     startValue(this.rule, c, parent, out, this.scope);
     if (this.references) out.push(...new ReferenceFrame(this.scope, 'start', '').step(c, parent));
@@ -571,6 +666,8 @@ function literalFirsts(rule: ValueRule): string {
       return '[';
     case 'object':
       return '{';
+    case 'literal':
+      return rule.texts.map((t) => t[0]).join('');
   }
 }
 
@@ -605,6 +702,10 @@ function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[], sco
     case 'object':
       if (c === '{') out.push(push(ObjectFrame.open(rule, scope), parent));
       return;
+    case 'literal':
+      // `1` and `10` both listed: two threads, the shorter ending where the longer goes on.
+      for (const text of rule.texts) if (text[0] === c) out.push(push(new WordFrame(text, 1), parent));
+      return;
   }
 }
 
@@ -632,7 +733,7 @@ export class ArrayFrame implements Frame {
   }
   step(c: string, parent: Stack): Stack[] {
     if (this.state === 'closed') return [];
-    if (isWs(c)) return [push(this, parent)];
+    if (isWs(c)) return skipWs(c, this, parent);
     if (c === ']') return [push(new ArrayFrame(this.rule, this.count, 'closed', this.scope), parent)];
     if (this.state === 'after') return c === ',' ? [push(new ArrayFrame(this.rule, this.count, 'comma', this.scope), parent)] : [];
     // 'first' or 'comma': an item may start, if the array has room.
@@ -756,7 +857,7 @@ export class ObjectFrame implements Frame {
         return [];
       case 'key':
       case 'comma': {
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c === '}') return (this.seen & this.rule.required) === this.rule.required ? [push(this.with('closed'), parent)] : [];
         if (QUOTES.has(c) && c !== '`') return this.keyPrefixOk('', false) ? [push(this.with('inKey', c, ''), parent)] : [];
         if (IDENT_START.test(c) && this.keyPrefixOk(c, true)) return [push(this.with('inKey', null, c), parent)];
@@ -777,7 +878,7 @@ export class ObjectFrame implements Frame {
         return this.with('colon', null, this.keyText).step(c, parent);
       }
       case 'colon': {
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c !== ':') return [];
         const key = this.keyDone(this.keyText);
         if (!key) return [];
@@ -785,7 +886,7 @@ export class ObjectFrame implements Frame {
         return [push(new ValueFrame(key.rule, this.scope, !this.rule.literalValues), push(this.with('after', null, '', seen), parent))];
       }
       case 'after':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c === ',') return [push(this.with('comma'), parent)];
         if (c === '}') return (this.seen & this.rule.required) === this.rule.required ? [push(this.with('closed'), parent)] : [];
         return [];

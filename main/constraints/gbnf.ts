@@ -1,7 +1,7 @@
-import type { CompiledSpec } from './invocation.js';
+import { formWrappers, type CompiledSpec } from './invocation.js';
 import type { ObjectRule, ValueRule } from './rules.js';
 import type { ApiSpec, Endpoint } from '../openapi/index.js';
-import { IDENTIFIER_NAME } from './frames.js';
+import { IDENTIFIER_NAME, MAX_WS_RUN } from './frames.js';
 import { compileConstraints } from './matcher.js';
 
 const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar, vLLM), exported by WAPII Workbench.
@@ -10,8 +10,10 @@ const HEADER = `# GBNF for llama.cpp (llama-server, node-llama-cpp createGrammar
 # no set semantics: object keys may repeat and required keys are not enforced, arrays have no item
 # limit, and text after the first statement is free (a later \`axios.\` call is not checked).
 # Values may reference the names it was exported for (declared before the call), with one member
-# access or index, or process.env.NAME; never as the body, headers or params (they could bring any
-# key), and only bare inside a URL's \${...}. No calls: constrained code must run.
+# access or index, or process.env.NAME; a name may stand for a whole body, and only a bare one goes
+# inside a URL's \${...}. No calls: constrained code must run (a form body's \`new URLSearchParams(\`
+# and, where \`qs\` is a name, \`qs.stringify(\` around its object aside). Whitespace between tokens is
+# bounded as in the engine: at most one line break and runs of at most 16 spaces or tabs.
 `;
 
 /** A GBNF string literal. */
@@ -27,7 +29,8 @@ class GrammarWriter {
     private readonly compiled: CompiledSpec,
     names: readonly string[],
   ) {
-    this.add('ws', '[ \\t\\n\\r]*');
+    // Whitespace between tokens, bounded as the engine bounds it (constraints.md): one line break, runs of at most 16 spaces or tabs.
+    this.add('ws', `[ \\t]{0,${MAX_WS_RUN}} ( "\\r"? "\\n" [ \\t]{0,${MAX_WS_RUN}} )?`);
     this.add('rest', '[^\\x00]*');
     this.add('term', '";" | ".then(" | ".catch(" | ".finally("');
     this.add('name', '[A-Za-z_$] [A-Za-z0-9_$]*');
@@ -48,9 +51,10 @@ class GrammarWriter {
     this.add('null', '"null"');
     this.add('anylit', 'str | num | bool | null | anyobj | anyarr');
     this.add('any', 'anylit | ref');
-    this.add('anyobj', '"{" ws ( anypair ( ws "," ws anypair )* ws ","? )? ws "}"');
+    // One `ws` between two tokens (two in a row would let a run be twice the bound).
+    this.add('anyobj', '"{" ws ( anypair ( ws "," ws anypair )* ( ws "," )? ws )? "}"');
     this.add('anypair', '( name | qstr ) ws ":" ws any');
-    this.add('anyarr', '"[" ws ( any ( ws "," ws any )* ws ","? )? ws "]"');
+    this.add('anyarr', '"[" ws ( any ( ws "," ws any )* ( ws "," )? ws )? "]"');
   }
 
   private add(name: string, body: string): string {
@@ -94,12 +98,14 @@ class GrammarWriter {
         return 'null';
       case 'array': {
         const item = this.value(rule.items);
-        return `"[" ws ( ${item} ( ws "," ws ${item} )* ws ","? )? ws "]"`;
+        return `"[" ws ( ${item} ( ws "," ws ${item} )* ( ws "," )? ws )? "]"`;
       }
       case 'object':
         return this.object(rule);
       case 'union':
         return rule.options.map((o) => `( ${this.literal(o)} )`).join(' | ');
+      case 'literal':
+        return rule.texts.map(lit).join(' | ');
     }
   }
 
@@ -109,7 +115,7 @@ class GrammarWriter {
     if (rule.additional) pairs.push(`( name | qstr ) ws ":" ws ${this.value(rule.additional)}`);
     if (pairs.length === 0) return '"{" ws "}"';
     const pair = this.add(this.fresh('pair'), pairs.join(' | '));
-    return `"{" ws ( ${pair} ( ws "," ws ${pair} )* ws ","? )? ws "}"`;
+    return `"{" ws ( ${pair} ( ws "," ws ${pair} )* ( ws "," )? ws )? "}"`;
   }
 
   /** The URL in one quote style: a server, then the path with `{param}` segments as values. */
@@ -139,7 +145,10 @@ class GrammarWriter {
     const urls = QUOTES.map((q) => `( ${this.url(endpoint, q)} )`).join(' | ');
     const config = r.config ? this.object(r.config) : undefined;
     const configPart = config ? (r.configRequired ? ` ws "," ws ${config}` : ` ( ws "," ws ${config} )?`) : '';
-    const args = r.hasDataArgument ? ` ws "," ws ( ${this.value(r.data)} )${configPart}` : configPart;
+    const data = this.value(r.data);
+    // A form body's object may be wrapped (constraints.md); `qs` only where it is a name in scope.
+    const wrapped = r.form ? formWrappers(this.compiled.scope).map((w) => ` | ${lit(w)} ws ${data} ws ")"`).join('') : '';
+    const args = r.hasDataArgument ? ` ws "," ws ( ${data}${wrapped} )${configPart}` : configPart;
     return this.add(this.fresh('call'), `( ${urls} )${args} ws ( "," ws )? ")"`);
   }
 

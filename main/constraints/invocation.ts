@@ -1,5 +1,5 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
-import { asciiNext, asciiSet, charClass, isWs, minimalValue, ObjectFrame, push, ReferenceFrame, StackNames, ValueFrame, WordFrame, type AsciiSet, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
+import { asciiNext, asciiSet, charClass, CloseFrame, isWs, skipWs, minimalValue, ObjectFrame, push, ReferenceFrame, StackNames, ValueFrame, WordFrame, type AsciiSet, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
 import type { Automaton } from './tokens.js';
 
@@ -185,6 +185,15 @@ export class FreeFrame implements Frame {
   }
 }
 
+/**
+ * What may wrap a form-encoded body's object (constraints.md): URLSearchParams is global in Node
+ * and the sandbox; `qs` only when the code has the name (constrained code never names something undefined).
+ */
+export function formWrappers(scope: Scope): readonly string[] {
+  return scope.declared.has('qs') ? FORM_WRAPPERS : FORM_WRAPPERS.slice(0, 1);
+}
+const FORM_WRAPPERS = ['new URLSearchParams(', 'qs.stringify('];
+
 /** What may end an invocation's statement besides `;`: the call goes on as a promise chain. */
 const TERMINATORS = ['.then(', '.catch(', '.finally('];
 
@@ -227,9 +236,13 @@ export class InvocationFrame implements Frame {
       case 'afterData':
       case 'afterConfig':
         return asciiSet(ws, ',)');
-      case 'preData':
-        // What the data's own rule may start with (see step: the value frame takes the character).
-        return new ValueFrame(this.rules!.data, this.compiled.scope).nextAscii();
+      case 'preData': {
+        // What the data's own rule may start with (see step: the value frame takes the character), and a form wrapper's first.
+        const starts = new ValueFrame(this.rules!.data, this.compiled.scope).nextAscii();
+        if (!this.rules!.form) return starts;
+        const firsts = asciiSet(formWrappers(this.compiled.scope).map((w) => w[0]).join(''));
+        return firsts.map((bits, w) => bits | starts[w]!);
+      }
       case 'preConfig':
         return asciiSet(ws, '){');
       case 'close':
@@ -250,40 +263,47 @@ export class InvocationFrame implements Frame {
     switch (this.stage) {
       case 'method': {
         if (c === '(' && this.compiled.methods.includes(this.text)) return [push(new InvocationFrame(this.compiled, 'preUrl', this.text, undefined, ''), parent)];
-        if (isWs(c) && this.compiled.methods.includes(this.text)) return [push(new InvocationFrame(this.compiled, 'open', this.text, undefined, ''), parent)];
+        if (isWs(c) && this.compiled.methods.includes(this.text)) return skipWs(c, new InvocationFrame(this.compiled, 'open', this.text, undefined, ''), parent);
         const text = this.text + c;
         return this.compiled.methods.some((m) => m.startsWith(text)) ? [push(new InvocationFrame(this.compiled, 'method', '', undefined, text), parent)] : [];
       }
       case 'open':
-        return isWs(c) ? [push(this, parent)] : c === '(' ? [push(this.to('preUrl'), parent)] : [];
+        return isWs(c) ? skipWs(c, this, parent) : c === '(' ? [push(this.to('preUrl'), parent)] : [];
       case 'preUrl':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         return c === "'" || c === '"' || c === '`' ? [push(new UrlFrame(this.compiled, this.method, c, this.compiled.urlTrie(this.method), undefined, ''), parent)] : [];
       case 'afterUrl':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c === ',') return [push(this.to(dataPossible ? 'preData' : 'preConfig'), parent)];
         return c === ')' && !dataPossible && !r?.configRequired ? [push(this.to('term'), parent)] : [];
-      case 'preData':
+      case 'preData': {
+        // Whitespace here, not in the value frame: a form wrapper may come after it too.
+        if (isWs(c)) return skipWs(c, this, parent);
         // A literal, or a name in scope standing for the whole body (constraints.md: the upstream suite's `axios.post(url, requestBody)`).
-        return new ValueFrame(r!.data, this.compiled.scope).step(c, push(this.to('afterData'), parent));
+        const after = push(this.to('afterData'), parent);
+        const out = new ValueFrame(r!.data, this.compiled.scope).step(c, after);
+        // A form body may be wrapped: `new URLSearchParams({...})`, `qs.stringify({...})` (constraints.md).
+        if (r!.form) for (const word of formWrappers(this.compiled.scope)) if (word[0] === c) out.push(push(new WordFrame(word, 1), push(new ValueFrame(r!.data, this.compiled.scope), push(new CloseFrame(')'), after))));
+        return out;
+      }
       case 'afterData':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c === ',') return [push(this.to('preConfig'), parent)];
         return c === ')' && !r?.configRequired ? [push(this.to('term'), parent)] : [];
       case 'preConfig':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c === ')' && !r?.configRequired) return [push(this.to('term'), parent)]; // a trailing comma
         if (!configPossible) return [];
         return c === '{' ? [push(ObjectFrame.open(r!.config!, this.compiled.scope), push(this.to('afterConfig'), parent))] : [];
       case 'afterConfig':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         if (c === ',') return [push(this.to('close'), parent)];
         return c === ')' ? [push(this.to('term'), parent)] : [];
       case 'close':
-        if (isWs(c)) return [push(this, parent)];
+        if (isWs(c)) return skipWs(c, this, parent);
         return c === ')' ? [push(this.to('term'), parent)] : [];
       case 'term': {
-        if (this.text === '' && isWs(c)) return [push(this, parent)];
+        if (this.text === '' && isWs(c)) return skipWs(c, this, parent);
         if (this.text === '' && c === ';') return [parent]; // released: back to free text
         const text = this.text + c;
         if (TERMINATORS.includes(text)) return [parent];

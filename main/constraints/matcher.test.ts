@@ -260,3 +260,45 @@ describe('a declared name may stand for a whole body, headers or params (constra
     expect(complete).toBe(true);
   });
 });
+
+describe('whitespace between tokens is bounded: one line break, runs of at most 16 spaces or tabs (constraints.md)', () => {
+  const sp = (n: number): string => ' '.repeat(n);
+  it.each([
+    ['the 17th space before a value', `axios.get('${BASE}/shipments', { params: {${sp(16)}|${sp(1)}limit: 1 } });`],
+    ['the 17th tab after a comma', `axios.get('${BASE}/shipments',${'\t'.repeat(16)}|\t{});`],
+    ['a second line break', `axios.get('${BASE}/shipments', {\n  params: {\n|\n limit: 1 } });`],
+    ['a second line break after spaces', `axios.get('${BASE}/me'    \n  |\n);`],
+    ['the 17th space after the line break', `axios.get('${BASE}/me',\n${sp(16)}|${sp(1)});`],
+    ['a carriage return not before a line feed', `axios.get('${BASE}/me'\r|  );`],
+    ['the 17th space before the statement ends', `axios.get('${BASE}/me')${sp(16)}| ;`],
+    ['the 17th space between the method and its parenthesis', `axios.get${sp(16)}| ('${BASE}/me');`],
+  ])('rejects %s at that character', (_why, template) => {
+    const [text, offset] = at(template);
+    const fed = ConstraintMatcher.create(spec).feed(text);
+    expect(fed.ok ? -1 : fed.offset).toBe(offset);
+  });
+
+  it('accepts what the bound allows: 16 spaces, a line break (LF or CRLF) then 16 more, between every two tokens', () => {
+    const w = `${' '.repeat(8)}\t${' '.repeat(7)}\r\n${'\t'.repeat(16)}`;
+    const code = `axios.get${w}(${w}'${BASE}/shipments'${w},${w}{${w}params${w}:${w}{${w}limit${w}:${w}[1]${w}.length${w}}${w}}${w})${w};`;
+    // `[1].length` is no value here: keep the reference simple, a number.
+    const fed = ConstraintMatcher.create(spec).feed(code.replace(`[1]${w}.length`, '1'));
+    expect(fed).toEqual({ ok: true });
+    // Inside a string whitespace is content, not bounded.
+    expect(ConstraintMatcher.create(spec).feed(`axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer${' '.repeat(40)}\t\tx' } });`)).toEqual({ ok: true });
+  });
+
+  it('gives states with different runs different keys (token masks are memoised per state)', () => {
+    const m = ConstraintMatcher.create(spec);
+    expect(m.feed(`axios.get('${BASE}/me',`).ok).toBe(true);
+    const keys = new Set<string | number>();
+    for (let i = 0; i < 16; i++) {
+      keys.add(m.stateKey());
+      expect(m.push(' ')).toBe(true);
+    }
+    keys.add(m.stateKey());
+    expect(keys.size).toBe(17);
+    expect(m.push(' ')).toBe(false);
+    expect(m.push('\n')).toBe(true);
+  });
+});

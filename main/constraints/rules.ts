@@ -10,7 +10,9 @@ export type ValueRule =
   | { readonly kind: 'number' | 'integer' | 'boolean' | 'null' }
   | { readonly kind: 'array'; readonly items: ValueRule; readonly maxItems: number }
   | ObjectRule
-  | { readonly kind: 'union'; readonly options: readonly ValueRule[] };
+  | { readonly kind: 'union'; readonly options: readonly ValueRule[] }
+  /** One of fixed literals, as JavaScript writes them: a boolean or number `enum`/`const` (OpenAPI 3.1), `true` but not `false`. */
+  | { readonly kind: 'literal'; readonly texts: readonly string[] };
 
 export interface ObjectRule {
   readonly kind: 'object';
@@ -89,8 +91,10 @@ export class RuleCompiler {
       const options: ValueRule[] = [];
       const strings = values.filter((v): v is string => typeof v === 'string');
       if (strings.length > 0) options.push({ kind: 'string', enum: strings });
-      if (values.some((v) => typeof v === 'number')) options.push({ kind: values.every((v) => typeof v !== 'number' || Number.isInteger(v)) ? 'integer' : 'number' });
-      if (values.some((v) => typeof v === 'boolean')) options.push({ kind: 'boolean' });
+      // Numbers and booleans as the listed values alone (a `const: true` took `false` too); a
+      // number as JSON writes it, which JavaScript reads as the same number.
+      const texts = [...new Set(values.filter((v) => (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean').map((v) => JSON.stringify(v)))];
+      if (texts.length > 0) options.push({ kind: 'literal', texts });
       if (values.includes(null)) options.push({ kind: 'null' });
       // Only objects or arrays listed: any literal (the value grammar has no object constants).
       if (options.length === 0) return ANY;
@@ -145,6 +149,11 @@ export interface EndpointRules {
   /** Null when no key at all could go into the config. */
   readonly config: ObjectRule | null;
   readonly configRequired: boolean;
+  /**
+   * The body may be form-encoded (`application/x-www-form-urlencoded`, Twilio's and Stripe's):
+   * the data may then also be `new URLSearchParams({...})`, or `qs.stringify({...})` where `qs` is in scope.
+   */
+  readonly form: boolean;
 }
 
 const BODY_METHODS = new Set(['put', 'post', 'patch']);
@@ -179,5 +188,6 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
   let data: ValueRule;
   if (!content) data = { kind: 'union', options: [objectRule([], null), { kind: 'null' }] };
   else data = content.schema ? compiler.compile(content.schema) : ANY;
-  return { endpoint, hasDataArgument, data, config, configRequired: configEntries.some(([, , r]) => r) };
+  const form = endpoint.requestBody?.contents.some((c) => /^application\/x-www-form-urlencoded\b/i.test(c.mediaType)) ?? false;
+  return { endpoint, hasDataArgument, data, config, configRequired: configEntries.some(([, , r]) => r), form };
 }

@@ -42,6 +42,14 @@ const DATASETS: Record<string, { folder: string; samples: { api: string; task: s
       { api: 'messenger', task: 'Transactions of 0x1, page 2.', config: { url: 'https://scan.messenger.example/api', method: 'get', params: { module: 'account', action: 'txlist', address: '0x1', page: 2 } } },
     ],
   },
+  'form-encoded (OpenAPI 3.1)': {
+    folder: 'forms',
+    samples: [
+      { api: 'relay', task: 'Text +15550001 from +15550002: hi, as MMS.', config: { url: 'https://api.relay.example/2010-04-01/Accounts/AC1/Messages.json', method: 'post', data: { To: '+15550001', From: '+15550002', Body: 'hi', SendAsMms: true, ValidityPeriod: 14400 } } },
+      { api: 'relay', task: 'Text +15550001 once, ratio 1.5.', config: { url: 'https://api.relay.example/2010-04-01/Accounts/AC1/Messages.json', method: 'post', data: { To: '+15550001', Ratio: 1.5, Attempt: 10 } } },
+      { api: 'relay', task: 'List 20 messages that are not archived.', config: { url: 'https://api.relay.example/2010-04-01/Accounts/AC1/Messages.json', method: 'get', params: { PageSize: 20, Archived: false } } },
+    ],
+  },
 };
 
 interface Imported {
@@ -147,6 +155,22 @@ describe.runIf(hasVocabBundle)('the exported GBNF of the fixtures in node-llama-
       }
     }
   }, 120_000);
+
+  it('takes form wrappers and 3.1 constants as the engine does (relay fixture)', async () => {
+    const { spec } = await importFixture('form-encoded (OpenAPI 3.1)');
+    const url = "'https://api.relay.example/2010-04-01/Accounts/AC1/Messages.json'";
+    const withQs = await llama.createGrammar({ grammar: exportGbnf(spec, ['qs', 'to']) });
+    const withoutQs = await llama.createGrammar({ grammar: exportGbnf(spec, ['to']) });
+    const accepts = (grammar: typeof withQs, completion: string): boolean => grammarAccepts(llama, model, grammar, completion);
+    expect(accepts(withQs, `post(${url}, new URLSearchParams({ To: to, SendAsMms: true }));`)).toBe(true);
+    expect(accepts(withQs, `post(${url}, qs.stringify( { To: '+1', ValidityPeriod: 14400, Ratio: 1.5, Attempt: 10 } ));`)).toBe(true);
+    expect(accepts(withoutQs, `post(${url}, new URLSearchParams({ To: to, Attempt: false }));`)).toBe(true);
+    expect(accepts(withoutQs, `post(${url}, qs.stringify({ To: to }));`)).toBe(false);
+    expect(accepts(withQs, `post('https://api.relay.example/2010-04-01/Accounts/AC1/Notes.json', new URLSearchParams({ text: 'x' }));`)).toBe(false);
+    for (const bad of ['SendAsMms: false', 'ValidityPeriod: 14401', 'Ratio: 2.5', 'Attempt: true', 'Attempt: 2']) {
+      expect(accepts(withQs, `post(${url}, { To: to, ${bad} });`), bad).toBe(false);
+    }
+  }, 120_000);
 });
 
 describe('basic auth where the spec has an http basic scheme', () => {
@@ -168,5 +192,53 @@ describe('basic auth where the spec has an http basic scheme', () => {
     const messenger = (await importFixture('OpenAPI 3.1')).spec;
     const { matcher } = ConstraintMatcher.after(messenger, starter);
     expect(matcher.feed("axios.get('https://maps.messenger.example/maps/api/geocode/json', { params: { address: 'x' }, auth: ").ok).toBe(false);
+  });
+});
+
+describe('form-encoded bodies and 3.1 constants of booleans and numbers (the relay fixture)', () => {
+  let spec: ApiSpec;
+  beforeAll(async () => {
+    spec = (await importFixture('form-encoded (OpenAPI 3.1)')).spec;
+  });
+  const URL = "'https://api.relay.example/2010-04-01/Accounts/AC1/Messages.json'";
+  const NOTES = "'https://api.relay.example/2010-04-01/Accounts/AC1/Notes.json'";
+  const WITH_QS = "const axios = require('axios');\nconst qs = require('qs');\nconst to = '+1555';\n";
+  const WITHOUT_QS = "const axios = require('axios');\nconst to = '+1555';\n";
+  /** True when accepted and complete, else the offset (from the completion's start) of the refused character. */
+  const feed = (completion: string, starter = WITH_QS): true | number => {
+    const { matcher } = ConstraintMatcher.after(spec, starter);
+    const fed = matcher.feed(completion);
+    if (!fed.ok) return fed.offset - starter.length;
+    expect(matcher.isComplete(), completion).toBe(true);
+    return true;
+  };
+  const refusedAt = (template: string, starter = WITH_QS): void => expect(feed(template.replace('|', ''), starter), template).toBe(template.indexOf('|'));
+
+  it.each([
+    `axios.post(${URL}, new URLSearchParams({ To: to, Body: 'hi' }), { auth: { username: 'AC1', password: process.env.RELAY_TOKEN } });`,
+    `axios.post(${URL}, new URLSearchParams( {\n  To: '+1', SendAsMms: true,\n} ) );`,
+    `axios.post(${URL}, qs.stringify({ To: to, ValidityPeriod: 14400, Ratio: 0.5, Attempt: false }));`,
+    `axios.post(${URL}, { To: to, Attempt: 1 });`,
+    `axios.post(${URL}, { To: to, Attempt: 10 }, { headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });`,
+    `axios.get(${URL}, { params: { PageSize: 20, Archived: false } });`,
+  ])('accepts %s', (completion) => {
+    expect(feed(completion)).toBe(true);
+  });
+
+  it.each([
+    ['qs.stringify when qs is not in scope', `axios.post(${URL}, |qs.stringify({ To: to }));`, WITHOUT_QS],
+    ['a wrapper around a JSON body', `axios.post(${NOTES}, |new URLSearchParams({ text: 'x' }));`, WITH_QS],
+    ['an unknown key inside the wrapper', `axios.post(${URL}, new URLSearchParams({ To|o: to }));`, WITH_QS],
+    ['a wrapper closed before a required key', `axios.post(${URL}, new URLSearchParams({ Body: 'x' |}));`, WITH_QS],
+    ['a wrapper left open', `axios.post(${URL}, new URLSearchParams({ To: to })|;`, WITH_QS],
+    ['a qs call other than stringify (qs.parse is a reference, and no call)', `axios.post(${URL}, qs.parse|({ To: to }));`, WITH_QS],
+    ['a boolean const other than its value', `axios.post(${URL}, { To: to, SendAsMms: |false });`, WITH_QS],
+    ['an integer const other than its value', `axios.post(${URL}, { To: to, ValidityPeriod: 1440|1 });`, WITH_QS],
+    ['an integer const cut short', `axios.post(${URL}, { To: to, ValidityPeriod: 144| });`, WITH_QS],
+    ['a number outside its enum', `axios.post(${URL}, { To: to, Ratio: |2.5 });`, WITH_QS],
+    ['a boolean outside an enum of numbers and false (`t` may begin the name `to`)', `axios.post(${URL}, { To: to, Attempt: t|rue });`, WITH_QS],
+    ['a boolean const in params other than its value', `axios.get(${URL}, { params: { Archived: t|rue } });`, WITH_QS],
+  ])('rejects %s where it goes wrong', (_why, template, starter) => {
+    refusedAt(template, starter);
   });
 });

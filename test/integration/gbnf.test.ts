@@ -63,4 +63,13 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('the exported GBNF in node-llama
     expect(grammarAccepts(llama, model, grammar, "post('https://slack.com/api/chat.postMessage', channelId);")).toBe(true);
     expect(grammarAccepts(llama, model, grammar, "post('https://slack.com/api/chat.postMessage', channel);")).toBe(false);
   });
+
+  it('bounds whitespace between tokens as the engine does: one line break, runs of at most 16 spaces or tabs', async () => {
+    const grammar = await llama.createGrammar({ grammar: exportGbnf(specs.get('slack')!) });
+    const call = (ws: string): string => `post('https://slack.com/api/chat.postMessage',${ws}{${ws}channel${ws}:${ws}'C1'${ws}}${ws});`;
+    for (const ok of [' '.repeat(16), '\t'.repeat(16), `${' '.repeat(16)}\n${' '.repeat(16)}`, '  \r\n\t']) expect(grammarAccepts(llama, model, grammar, call(ok)), JSON.stringify(ok)).toBe(true);
+    for (const bad of [' '.repeat(17), '\n\n', ' \n \n', `\n${'\t'.repeat(17)}`]) expect(grammarAccepts(llama, model, grammar, call(bad)), JSON.stringify(bad)).toBe(false);
+    // Inside a string, whitespace is content.
+    expect(grammarAccepts(llama, model, grammar, `post('https://slack.com/api/chat.postMessage', { channel: '${' '.repeat(40)}' });`)).toBe(true);
+  });
 });

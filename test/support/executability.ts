@@ -31,6 +31,8 @@ export interface ExecutabilityTally {
   readonly tokens: number;
   readonly seconds: number;
   readonly failures: readonly Failure[];
+  /** Every output's code, by sample position (the whitespace-bound test reads them all). */
+  readonly codes: readonly { readonly index: number; readonly code: string }[];
 }
 
 /** Sampling of the constrained runs: temperature 1 over the whole distribution (no top-k/top-p cut), so a random model wanders everywhere the grammar lets it. */
@@ -92,7 +94,7 @@ export async function constrainedRun(input: {
         }
       }
     }
-    return { vocabulary: input.vocabulary, setup: input.setup, outputs: run.samples.length, executable, illegal, timeouts, tokens, seconds: (performance.now() - started) / 1000, failures };
+    return { vocabulary: input.vocabulary, setup: input.setup, outputs: run.samples.length, executable, illegal, timeouts, tokens, seconds: (performance.now() - started) / 1000, failures, codes: run.samples.map((s) => ({ index: s.index, code: s.code })) };
   } finally {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
