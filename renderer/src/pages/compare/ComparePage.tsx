@@ -37,7 +37,14 @@ export function ComparePage(): React.JSX.Element {
   const changedOnly = search.get('changed') === '1';
   const [result, setResult] = useState<CompareResult | undefined>();
   const [loading, setLoading] = useState(false);
-  const [index, setIndex] = useState<number | undefined>();
+  // The open sample lives in the URL too (`&sample=12`, the baseline's index), so a reload or a
+  // pasted link opens it again. Opening or closing one is a history entry (back closes what a
+  // click opened); j/k replace it, so back does not replay every step through the list.
+  const wanted = Number(search.get('sample') ?? NaN);
+  const index = Number.isInteger(wanted) && wanted >= 0 ? wanted : undefined;
+  const setIndex = (next: number | undefined, how: 'push' | 'replace' = 'push'): void => {
+    if (next !== index) update({ sample: next === undefined ? undefined : String(next) }, how);
+  };
 
   useEffect(() => void useRuns.getState().load(), []);
   const key = `${baselineId}|${runIds.join(',')}|${changedOnly}`;
@@ -54,7 +61,7 @@ export function ComparePage(): React.JSX.Element {
   // The page's choices live in the URL and drive controlled inputs (the baseline, the runs, "changed
   // only"). React Router commits a navigation in a transition, so a clicked checkbox was reverted
   // and re-checked a moment later, and a click in that moment was lost; flushSync commits it at once.
-  const update = (patch: Record<string, string | undefined>): void =>
+  const update = (patch: Record<string, string | undefined>, how: 'push' | 'replace' = 'push'): void =>
     setSearch(
       (current) => {
         const p = new URLSearchParams(current);
@@ -62,17 +69,18 @@ export function ComparePage(): React.JSX.Element {
         else p.set(k, v);
         return p;
       },
-      { flushSync: true },
+      { flushSync: true, replace: how === 'replace' },
     );
   const rows = result?.rows ?? [];
   // Runs that differ by knowledge condition get the by-condition view (gain over none, failure classes) above the metrics.
   const byCondition = new Set(runs.filter((r) => r.id === baselineId || runIds.includes(r.id)).map((r) => r.knowledge ?? 'none')).size > 1;
   useEffect(() => {
     if (index !== undefined) document.querySelector(`[data-testid=compare-rows] tr[data-index="${index}"]`)?.scrollIntoView({ block: 'nearest' });
-  }, [index]);
+    // `result`: a sample opened from the URL is scrolled to once the rows have loaded.
+  }, [index, result]);
   useShortcuts('Compare', [
-    { keys: 'j', description: 'next sample', run: () => setIndex((i) => step(rows.map((r) => r.index), i, 1)) },
-    { keys: 'k', description: 'previous sample', run: () => setIndex((i) => step(rows.map((r) => r.index), i, -1)) },
+    { keys: 'j', description: 'next sample', run: () => setIndex(step(rows.map((r) => r.index), index, 1), index === undefined ? 'push' : 'replace') },
+    { keys: 'k', description: 'previous sample', run: () => setIndex(step(rows.map((r) => r.index), index, -1), index === undefined ? 'push' : 'replace') },
     { keys: 'c', description: 'changed only', run: () => update({ changed: changedOnly ? undefined : '1' }) },
     { keys: 'Escape', description: 'close the sample', run: () => setIndex(undefined) },
   ]);
@@ -95,7 +103,7 @@ export function ComparePage(): React.JSX.Element {
           <h2>Compare</h2>
           <label>
             Baseline
-            <select aria-label="Baseline run" value={baselineId ?? ''} onChange={(e) => update({ baseline: e.target.value, runs: runIds.filter((id) => id !== Number(e.target.value)).join(',') })}>
+            <select aria-label="Baseline run" value={baselineId ?? ''} onChange={(e) => update({ baseline: e.target.value, runs: runIds.filter((id) => id !== Number(e.target.value)).join(','), sample: undefined })}>
               <option value="">choose…</option>
               {finished.map((r) => (
                 <option key={r.id} value={r.id}>
