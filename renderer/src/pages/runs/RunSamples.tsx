@@ -85,14 +85,28 @@ function SampleFilters(): React.JSX.Element {
   );
 }
 
-const COLUMNS: readonly { label: string; sort?: RunSampleSort['by'] }[] = [
+/**
+ * A row's argument chips in words, for its tooltip: how many of the expected arguments the request
+ * got right, then each other verdict ("3 of 4 expected args correct · 1 missing · 1 unnecessary").
+ * Correct, incorrect value and missing are the expected arguments; unnecessary and illegal are extras.
+ */
+export function argsSummary(counts: Readonly<Record<string, number>>): string {
+  const n = (v: string): number => counts[v] ?? 0;
+  const expected = n('correct') + n('incorrect_value') + n('missing');
+  const rest = ARGUMENT_VERDICTS.filter((v) => v !== 'correct' && n(v) > 0).map((v) => `${n(v)} ${v.replace(/_/g, ' ')}${v === 'unnecessary' || v === 'illegal' ? ' (not expected)' : ''}`);
+  return [expected > 0 ? `${n('correct')} of ${expected} expected arg${expected === 1 ? '' : 's'} correct` : 'no args expected', ...rest].join(' · ');
+}
+
+const ARGS_HEADER = 'Arguments of the captured request, counted by verdict: correct (green), incorrect value (orange), missing (purple), unnecessary (blue), illegal (red); hover a row for the words';
+
+const COLUMNS: readonly { label: string; sort?: RunSampleSort['by']; title?: string }[] = [
   { label: '#', sort: 'index' },
   { label: 'API', sort: 'api' },
   { label: 'Expected endpoint' },
   { label: 'Task' },
   { label: 'Verdict', sort: 'verdict' },
   { label: 'Endpoint' },
-  { label: 'Args' },
+  { label: 'Args', title: ARGS_HEADER },
   { label: 'Failures' },
   { label: 'Tok.', sort: 'tokens' },
   { label: 'ms', sort: 'duration' },
@@ -118,7 +132,8 @@ function SampleRows(): React.JSX.Element {
           <div
             key={c.label}
             role="columnheader"
-            className={c.sort ? 'sortable' : undefined}
+            className={c.sort ? 'sortable' : c.title ? 'explained' : undefined}
+            title={c.title}
             onClick={() => c.sort && void setSort({ by: c.sort, dir: sort.by === c.sort && sort.dir !== 'desc' ? 'desc' : 'asc' })}
           >
             {c.label}
@@ -164,9 +179,9 @@ function SampleRow({ row, top, selected, onOpen }: { row: RunSampleRow; top: num
       <div>
         <Verdict value={row.endpoint_verdict} />
       </div>
-      <div className="arg-counts">
+      <div className="arg-counts" title={counts.length > 0 ? argsSummary(row.argumentCounts) : undefined}>
         {counts.map(([v, n]) => (
-          <span key={v} className={`count-chip v-${v}`} title={`${n} ${v.replace(/_/g, ' ')}`}>
+          <span key={v} className={`count-chip v-${v}`} data-verdict={v}>
             {n}
           </span>
         ))}
