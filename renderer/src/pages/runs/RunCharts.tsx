@@ -4,6 +4,8 @@ import type { Uncertainty } from './Rate.js';
 
 type FailureClass = RunSampleRow['failures'][number];
 import { percent, signedPoints } from '../../format.js';
+// Axis text, grid and tooltip on the shared colour variables (dark scheme).
+import './results.css';
 
 // Bars follow the shared colour variables (styles.css), so a dark theme recolours them too.
 const COLORS = { correct: 'var(--ok, #1f7a3d)', illegal: 'var(--bad, #b3261e)', wrong: 'var(--warn, #a4560b)', nonexecutable: 'var(--muted, #6b6b76)', unconstrained: 'var(--accent-soft, #8aa4e8)', constrained: 'var(--accent, #2f5bd3)', repair: 'var(--warn, #a4560b)', whisker: 'var(--text, #1d1d22)' };
@@ -163,6 +165,8 @@ export interface GridCell {
   readonly pairedRepair?: CompareResult['paired'][number] | undefined;
 }
 
+/** The grid's conditions in the order their bars are drawn. */
+const CONDITIONS = ['unconstrained', 'constrained', 'repair'];
 const pValue = (p: number): string => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
 /** Two-line category labels (setup · metric, then the gain and its test): one line each never overlaps its neighbours. */
@@ -208,23 +212,30 @@ export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.
       };
     }),
   );
+  // Only the conditions the run set has get a bar (and so a legend entry): a grid of unconstrained
+  // and repair runs listed "constrained" in its legend with no such run.
+  const hasConstrained = cells.some((c) => c.constrained);
   const hasRepair = cells.some((c) => c.repair);
+  const others = [hasConstrained && 'constrained', hasRepair && 'repair'].filter((x): x is string => typeof x === 'string');
   return (
     <figure className="chart wide" data-testid="chart-grid">
-      <figcaption>Unconstrained vs constrained{hasRepair ? ' and repair' : ''}, with 95% intervals; each gain over unconstrained with its exact McNemar test (* p &lt; 0.05)</figcaption>
+      <figcaption>Unconstrained vs {others.join(' and ')}, with 95% intervals; each gain over unconstrained with its exact McNemar test (* p &lt; 0.05)</figcaption>
       <ResponsiveContainer width="100%" height={260}>
         <BarChart data={data} margin={{ top: 20, right: 8, left: 0, bottom: 8 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="name" interval={0} height={hasRepair ? 54 : 40} tick={<GridTick />} />
           <YAxis unit="%" domain={[0, 100]} />
           <Tooltip formatter={pct} labelFormatter={(l) => String(l).replace('\n', ' · ')} />
-          <Legend />
+          {/* In the bars' order (recharts sorts the legend alphabetically by default). */}
+          <Legend itemSorter={(item) => CONDITIONS.indexOf(String(item.dataKey))} />
           <Bar dataKey="unconstrained" fill={COLORS.unconstrained} isAnimationActive={false}>
             <ErrorBar dataKey="unconstrainedErr" width={4} stroke={COLORS.whisker} direction="y" />
           </Bar>
-          <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false}>
-            <ErrorBar dataKey="constrainedErr" width={4} stroke={COLORS.whisker} direction="y" />
-          </Bar>
+          {hasConstrained && (
+            <Bar dataKey="constrained" fill={COLORS.constrained} isAnimationActive={false}>
+              <ErrorBar dataKey="constrainedErr" width={4} stroke={COLORS.whisker} direction="y" />
+            </Bar>
+          )}
           {hasRepair && (
             <Bar dataKey="repair" fill={COLORS.repair} isAnimationActive={false}>
               <ErrorBar dataKey="repairErr" width={4} stroke={COLORS.whisker} direction="y" />
