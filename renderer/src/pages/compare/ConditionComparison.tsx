@@ -106,8 +106,8 @@ export function ConditionComparison({ runIds }: { runIds: readonly number[] }): 
               <YAxis unit="%" domain={[0, 100]} />
               <Tooltip formatter={pct} />
               <Legend />
-              <Bar dataKey="correct" name="correct (t)" fill="#1f7a3d" isAnimationActive={false} />
-              <Bar dataKey="illegal" name="illegal (e)" fill="#b3261e" isAnimationActive={false} />
+              <Bar dataKey="correct" name="correct (t)" fill="var(--ok, #1f7a3d)" isAnimationActive={false} />
+              <Bar dataKey="illegal" name="illegal (e)" fill="var(--bad, #b3261e)" isAnimationActive={false} />
             </BarChart>
           </ResponsiveContainer>
         </figure>
