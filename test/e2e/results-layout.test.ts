@@ -334,6 +334,20 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
     expect(await first.locator('.arg-counts').getAttribute('title')).toMatch(new RegExp(`^${chips['correct'] ?? 0} of ${expected} expected arg`));
   }, 180_000);
 
+  // Issue 26's other "say what they mean" item, on the demo this server already holds.
+  it("Coverage's headings say what is counted: endpoints with a sample per API, and samples per endpoint", async () => {
+    await page.setViewportSize(SIZES[0]);
+    await go('#/datasets?dataset=1');
+    await page.getByRole('button', { name: 'Coverage and synthesis' }).click();
+    const panel = page.getByTestId('coverage-panel');
+    await expect.poll(() => panel.getByTestId('coverage-summary').first().textContent(), { timeout: 60_000 }).toMatch(/^\d+ of \d+ endpoints have a sample/);
+    expect(await panel.locator('h3', { hasText: 'Samples per endpoint of harbor' }).count()).toBe(1);
+    const head = panel.getByTestId('coverage-table').locator('thead th');
+    expect(await head.allTextContents()).toEqual(['', 'endpoint', 'samples']);
+    expect(await head.nth(2).getAttribute('title')).toBe('samples of this dataset whose expected request resolves to this endpoint');
+    await shot('coverage', 'light', SIZES[0]);
+  }, 180_000);
+
   it('the grid chart of a model with unconstrained and repair runs and no constrained one lists only those two', async () => {
     await page.setViewportSize(SIZES[0]);
     await go(`#/runs/${ids['legend-repair']}?tab=results`);

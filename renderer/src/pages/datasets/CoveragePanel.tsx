@@ -203,8 +203,18 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
       )}
       {coverage?.apis.map((a) => (
         <section key={a.api}>
-          <h3>Every endpoint of {a.api}</h3>
+          <h3>Samples per endpoint of {a.api}</h3>
           <table className="grid coverage" data-testid="coverage-table">
+              {/* The bare count column read as nothing in particular: the header says what it counts. */}
+              <thead>
+                <tr>
+                  <th aria-label="choose" />
+                  <th>endpoint</th>
+                  <th className="count" title="samples of this dataset whose expected request resolves to this endpoint">
+                    samples
+                  </th>
+                </tr>
+              </thead>
               <tbody>
                 {a.endpoints.map((e) => (
                   <tr key={e.key} className={e.samples === 0 ? 'uncovered' : undefined}>
