@@ -95,7 +95,12 @@ export const contract = {
   exportDataset: {
     /** `reviewStates`: only samples in these states (e.g. accepted and fixed). */
     input: DatasetRef.extend({ format: z.enum(['flat', 'per-api']), reviewStates: z.array(ReviewStateSchema).min(1).optional() }),
-    output: z.object({ files: z.record(z.string(), z.string()) }),
+    /**
+     * `checks`: the spec checks run again on the samples as written — how many were written, how
+     * many the checks flag, and how many `checks` texts were recomputed because the request
+     * changed since import (the others keep the text they came with).
+     */
+    output: z.object({ files: z.record(z.string(), z.string()), checks: z.object({ samples: z.number().int(), flagged: z.number().int(), recomputed: z.number().int() }) }),
   },
   recheckDataset: { input: DatasetRef, output: DatasetSummarySchema },
   listSamples: { input: DatasetRef.extend({ filter: SampleFilterSchema.default({}) }), output: z.array(SampleSchema) },

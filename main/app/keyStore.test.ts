@@ -91,6 +91,8 @@ describe('saveApiKey through the service with the safeStorage store', () => {
       expect(seen.at(-1)).toEqual([
         { provider: 'gemini', set: true, source: 'saved' },
         { provider: 'openai', set: false, source: 'none' },
+        { provider: 'anthropic', set: false, source: 'none' },
+        { provider: 'openai-compatible', set: false, source: 'none' },
       ]);
     }
     expect(JSON.stringify(seen)).not.toContain(KEY);

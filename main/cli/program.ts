@@ -138,9 +138,10 @@ export function buildProgram(io: CliIo): Command {
       const wb = open();
       const dataset = findDataset(wb, ref);
       const reviewStates = opts.review === undefined ? undefined : parseReviewStates(opts.review);
-      const { files } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format, ...(reviewStates ? { reviewStates } : {}) });
+      const { files, checks } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format, ...(reviewStates ? { reviewStates } : {}) });
       const written = unwrap(writeFiles(opts.out, files));
-      io.stdout(`wrote ${written.join(', ')}\n`);
+      const recomputed = checks.recomputed > 0 ? `; ${checks.recomputed} \`checks\` recomputed for requests changed since import` : '';
+      io.stdout(`wrote ${written.join(', ')}: ${checks.samples} samples, ${checks.flagged} flagged by the spec checks as written${recomputed}\n`);
     });
 
   program

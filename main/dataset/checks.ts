@@ -169,7 +169,9 @@ export function checkSample(spec: ApiSpec | undefined, sample: { api: string; co
   const findings = spec ? checkRequest(spec, sample.config) : [{ rule: 'server' as const, message: `no spec is loaded for API \`${sample.api}\`` }];
   const recorded = sample.source.checks?.trim();
   if (recorded && recorded !== 'OK') {
-    for (const line of recorded.split('\n').filter((l) => l.trim())) {
+    // A line the spec check just said (a workbench export writes its findings as `checks`) is not said twice.
+    const said = new Set(findings.map((f) => f.message));
+    for (const line of recorded.split('\n').filter((l) => l.trim() && !said.has(l.trim()))) {
       findings.push({ rule: 'recorded', message: `the source dataset's own check reported: ${line.trim()}` });
     }
   }

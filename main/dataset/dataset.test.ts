@@ -102,7 +102,24 @@ describe('WAPIIBench formats', () => {
     expect(again.ok && again.value.map((s) => [s.api, s.task, s.config])).toEqual(parsed.value.map((s) => [s.api, s.task, s.config]));
     const perApi = exportPerApi(parsed.value);
     expect(Object.keys(perApi)).toEqual(['a.json', 'b.json']);
-    expect(JSON.parse(perApi['a.json'] ?? '')).toEqual({ samples: [{ task: 't0', config: { url: 'https://a/x', method: 'get' } }, { task: 't0', config: { url: 'https://a/x', method: 'get' } }] });
+    // Each sample with its index (issue 26 item 3), read back as the index, not as a field.
+    expect(JSON.parse(perApi['a.json'] ?? '')).toEqual({ samples: [{ index: 0, task: 't0', config: { url: 'https://a/x', method: 'get' } }, { index: 1, task: 't0', config: { url: 'https://a/x', method: 'get' } }] });
+    const back = parseDataset(perApi['a.json'] ?? '', 'a.json');
+    expect(back.ok && back.value.map((s) => [s.source, s.fields])).toEqual([
+      [{ index: 0 }, undefined],
+      [{ index: 1 }, undefined],
+    ]);
+  });
+
+  it('keeps the indices of a subset, and gives a sample without one the next free index of its API', () => {
+    const parsed = parseDataset(flat, 'all.json');
+    if (!parsed.ok) throw new Error('parse failed');
+    const added = { api: 'a', task: 'new', config: { url: 'https://a/z', method: 'get' }, source: {} };
+    const exported = JSON.parse(exportFlat([parsed.value[2]!, added])) as { api: string; index: number }[];
+    expect(exported.map((e) => [e.api, e.index])).toEqual([
+      ['a', 1],
+      ['a', 2],
+    ]);
   });
 
   it('says where a file is broken', () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { fail, ok, type Result } from '../api/result.js';
 import { RealWorldFieldsSchema, RequestConfigSchema, type JsonValue, type RequestConfig, type Sample, type SampleFields, type SourceNotes } from '../api/schemas.js';
@@ -26,7 +27,7 @@ const FlatEntrySchema = z.object({
   checks: z.string().optional(),
   vetted: z.boolean().optional(),
 });
-const PerApiEntrySchema = z.object({ task: z.string(), config: RequestConfigSchema });
+const PerApiEntrySchema = z.object({ index: z.number().int().optional(), task: z.string(), config: RequestConfigSchema });
 const PerApiFileSchema = z.object({ samples: z.array(z.unknown()) });
 
 function describeIssue(where: string, error: z.ZodError): string {
@@ -52,7 +53,8 @@ function withIds(entries: { api: string; task: string; config: RequestConfig; so
   });
 }
 
-const PER_API_KEYS: ReadonlySet<string> = new Set(['task', 'config']);
+/** `index`: the workbench's per-API export writes each sample's index; WAPIIBench's own per-API files have none (the position is the index). */
+const PER_API_KEYS: ReadonlySet<string> = new Set(['index', 'task', 'config']);
 
 /**
  * An entry's fields beyond the format's own, in the file's order; the real-world dataset's known
@@ -108,7 +110,7 @@ export function parseDataset(text: string, filename: string): Result<SampleDraft
     if (!parsed.success) return fail('bad_input', describeIssue(`${filename}: sample ${i}`, parsed.error));
     const fields = fieldsOf(raw as Record<string, JsonValue>, PER_API_KEYS);
     if (!fields.ok) return fail('bad_input', describeIssue(`${filename}: sample ${i}`, fields.error));
-    entries.push({ api, task: parsed.data.task, config: parsed.data.config, source: { index: i }, ...(fields.value ? { fields: fields.value } : {}) });
+    entries.push({ api, task: parsed.data.task, config: parsed.data.config, source: { index: parsed.data.index ?? i }, ...(fields.value ? { fields: fields.value } : {}) });
   }
   return ok(withIds(entries));
 }
@@ -116,36 +118,62 @@ export function parseDataset(text: string, filename: string): Result<SampleDraft
 type ExportableSample = Pick<Sample, 'api' | 'task' | 'config' | 'source' | 'fields'>;
 
 /**
- * The flat list, with `index` counted per API as WAPIIBench does, and every other field the sample
- * came with. A sample that came with fields of its own and no `index` (the real-world format has
- * none) is written without one, so a flat export is JSON-equal to the file it was imported from.
+ * Each sample's index as an export writes it: the one it came with (WAPIIBench's per-API index,
+ * so an export of a subset — the accepted and fixed samples — still lines up with the original
+ * file and with runs), or for a sample that came without one (synthesized, added) the next free
+ * index of its API after every index the samples hold. A sample that came with fields of its own
+ * and no index (the real-world format has none) keeps having none.
+ */
+export function withExportIndices<T extends ExportableSample>(samples: readonly T[]): T[] {
+  const next = new Map<string, number>();
+  for (const s of samples) if (s.source.index !== undefined) next.set(s.api, Math.max(next.get(s.api) ?? 0, s.source.index + 1));
+  return samples.map((s) => {
+    if (s.source.index !== undefined || s.fields !== undefined) return s;
+    const index = next.get(s.api) ?? 0;
+    next.set(s.api, index + 1);
+    return { ...s, source: { ...s.source, index } };
+  });
+}
+
+/**
+ * The flat list: each sample's index (withExportIndices), task and request, every other field it
+ * came with, and its `checks` and `vetted` where it has them. A real-world sample (fields, no
+ * index) is written as it came, so a flat export is JSON-equal to the file it was imported from.
  */
 export function exportFlat(samples: readonly ExportableSample[]): string {
-  const counters = new Map<string, number>();
-  const list = samples.map((s) => {
-    const index = counters.get(s.api) ?? 0;
-    counters.set(s.api, index + 1);
-    const withIndex = s.source.index !== undefined || s.fields === undefined;
-    return {
-      api: s.api,
-      ...(withIndex ? { index } : {}),
-      task: s.task,
-      config: s.config,
-      ...s.fields,
-      ...(s.source.checks !== undefined ? { checks: s.source.checks } : {}),
-      ...(s.source.vetted !== undefined ? { vetted: s.source.vetted } : {}),
-    };
-  });
+  const list = withExportIndices(samples).map((s) => ({
+    api: s.api,
+    ...(s.source.index !== undefined ? { index: s.source.index } : {}),
+    task: s.task,
+    config: s.config,
+    ...s.fields,
+    ...(s.source.checks !== undefined ? { checks: s.source.checks } : {}),
+    ...(s.source.vetted !== undefined ? { vetted: s.source.vetted } : {}),
+  }));
   return JSON.stringify(list, null, 2) + '\n';
 }
 
-/** One `{"samples": [...]}` document per API, keyed by file name (`<api>.json`). */
+/** One `{"samples": [...]}` document per API, keyed by file name (`<api>.json`); each sample with its index, as in the flat export. */
 export function exportPerApi(samples: readonly ExportableSample[]): Record<string, string> {
-  const byApi = new Map<string, { task: string; config: RequestConfig }[]>();
-  for (const s of samples) {
+  const byApi = new Map<string, Record<string, JsonValue>[]>();
+  for (const s of withExportIndices(samples)) {
     const list = byApi.get(s.api) ?? [];
-    list.push({ task: s.task, config: s.config, ...s.fields });
+    list.push({ ...(s.source.index !== undefined ? { index: s.source.index } : {}), task: s.task, config: s.config as JsonValue, ...s.fields });
     byApi.set(s.api, list);
   }
   return Object.fromEntries([...byApi].map(([api, list]) => [`${api}.json`, JSON.stringify({ samples: list }, null, 2) + '\n']));
+}
+
+/**
+ * The `checks` text an export writes for a sample, recomputed for what it writes: the text the
+ * sample came with while its request is the one it came with (WAPIIBench's checker judged exactly
+ * that; the round trip stays exact), else the workbench's spec check of the request as written —
+ * "OK", or one finding per line. A real-world sample that came without checks gets none (its
+ * format has no such field). `findings`: checkRequest of the written request.
+ */
+export function exportChecks(sample: Pick<Sample, 'config' | 'source' | 'fields'>, imported: RequestConfig | undefined, findings: readonly { readonly message: string }[]): string | undefined {
+  if (sample.fields !== undefined && sample.source.checks === undefined) return undefined;
+  const unchanged = imported !== undefined && isDeepStrictEqual(imported, sample.config);
+  if (sample.source.checks !== undefined && unchanged) return sample.source.checks;
+  return findings.length === 0 ? 'OK' : findings.map((f) => `${f.message}\n`).join('');
 }

@@ -3,13 +3,14 @@ import { diffSpecVersion } from './specVersions.js';
 import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
-import { checkSample, exportFlat, exportPerApi, filterSamples } from '../dataset/index.js';
+import { checkRequest, checkSample, exportChecks, exportFlat, exportPerApi, filterSamples, withExportIndices } from '../dataset/index.js';
 import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
 import { EvaluationService, type EvaluationHandlers, type EvaluationOptions } from './evaluation.js';
 import type { Demo } from './demo.js';
 import { seedDemoRuns } from './demoRuns.js';
 import { environmentKeys, KEY_VARIABLES, keyStatus, type ApiKeyStore } from './apiKeys.js';
+import { API_KEY_PROVIDERS } from '../api/synthesis.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
 import { endpointExcerpt, nearDuplicates, quickFixes } from './review.js';
 import { checklistNote } from '../api/checklist.js';
@@ -207,9 +208,25 @@ export class WorkbenchService implements WorkbenchHandlers {
   async exportDataset(input: Parsed<'exportDataset'>): Promise<Output<'exportDataset'>> {
     const dataset = this.dataset(input.datasetId);
     const states = input.reviewStates;
-    const samples = this.store.listSamples(dataset.id).filter((s) => !states || states.includes(s.reviewState));
+    // Indices are given over the whole dataset, so a subset's samples keep theirs (issue 26 item 3).
+    const chosen = withExportIndices(this.store.listSamples(dataset.id)).filter((s) => !states || states.includes(s.reviewState));
+    const specs = new Map<string, ApiSpec>();
+    for (const [api, hash] of this.store.datasetApis(dataset.id)) specs.set(api, await this.spec(hash));
+    // The checks are run again on each request as written: the stored findings may predate a spec change.
+    let flagged = 0;
+    let recomputed = 0;
+    const samples = chosen.map((s) => {
+      const spec = specs.get(s.api);
+      const findings = spec ? checkRequest(spec, s.config) : [{ message: `no spec is loaded for API \`${s.api}\`` }];
+      if (findings.length > 0) flagged++;
+      const imported = this.store.listRevisions(dataset.id, s.id).find((r) => r.before === null)?.after.config;
+      const checks = exportChecks(s, imported, findings);
+      // Only the flat format has a `checks` field to write.
+      if (input.format === 'flat' && checks !== s.source.checks) recomputed++;
+      return { ...s, source: { ...s.source, ...(checks !== undefined ? { checks } : {}) } };
+    });
     const files = input.format === 'flat' ? { [`${dataset.name}.json`]: exportFlat(samples) } : exportPerApi(samples);
-    return { files };
+    return { files, checks: { samples: samples.length, flagged, recomputed } };
   }
 
   async recheckDataset(input: Parsed<'recheckDataset'>): Promise<Output<'recheckDataset'>> {
@@ -275,7 +292,8 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   async getApiKeyStatus(): Promise<Output<'getApiKeyStatus'>> {
-    return [keyStatus(this.apiKeys, 'gemini'), keyStatus(this.apiKeys, 'openai')];
+    // Every provider a key applies to (a server of your own may or may not want one), so New run can name the one missing.
+    return API_KEY_PROVIDERS.map((provider) => keyStatus(this.apiKeys, provider));
   }
 
   async saveApiKey(input: Parsed<'saveApiKey'>): Promise<Output<'saveApiKey'>> {

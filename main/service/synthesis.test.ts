@@ -175,7 +175,7 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     const keyless = new WorkbenchService({ store, apiKeys: environmentKeys({}) });
     await expect(localClient(keyless).synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url })).rejects.toThrow('no Gemini API key: set GEMINI_API_KEY or GOOGLE_API_KEY');
     await expect(client.synthesize({ datasetId, provider: 'gemini', endpoints: ['GET /nowhere'] })).rejects.toThrow(/no endpoint "GET \/nowhere" in the spec of harbor/);
-    expect(await client.getApiKeyStatus({})).toEqual([{ provider: 'gemini', set: true, source: 'environment' }, { provider: 'openai', set: false, source: 'none' }]);
+    expect(await client.getApiKeyStatus({})).toEqual([{ provider: 'gemini', set: true, source: 'environment' }, { provider: 'openai', set: false, source: 'none' }, { provider: 'anthropic', set: false, source: 'none' }, { provider: 'openai-compatible', set: false, source: 'none' }]);
     await expect(client.saveApiKey({ provider: 'gemini', key: KEY })).rejects.toThrow(/read from the environment here/);
   });
 
