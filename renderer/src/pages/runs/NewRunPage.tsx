@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, REVIEW_STATES } from '../../../../main/api/constants.js';
 import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
+import type { Output } from '../../../../main/api/contract.js';
 import type { Model, StartRunInput } from '../../api.js';
 import { getClient } from '../../client.js';
 import { Empty, Loading } from '../../components/Empty.js';
@@ -19,6 +20,7 @@ const GRID: readonly { setup: Setup; setting: Setting; label: string }[] = [
   { setup: 'full', setting: 'repair', label: 'Full completion · repair' },
   { setup: 'argument', setting: 'repair', label: 'Argument completion · repair' },
 ];
+type KeyStatus = Output<'getApiKeyStatus'>[number];
 type Provider = Extract<StartRunInput['model'], { provider: unknown }>['provider']['name'];
 /** Hosted providers (main/generation/providers): the key comes from the environment or the key store, never from this form. */
 const PROVIDERS: readonly { name: Provider; label: string; key: string }[] = [
@@ -59,6 +61,9 @@ export function NewRunPage(): React.JSX.Element {
   const [baseUrl, setBaseUrl] = useState(saved.baseUrl ?? '');
   const [providerModels, setProviderModels] = useState<{ models: string[] } | { error: string } | undefined>();
   const [spendingCap, setSpendingCap] = useState(saved.spendingCap ?? '');
+  // OpenAI's Batch API (half the price, results within 24 h); the other providers have none here.
+  const [batch, setBatch] = useState(saved.batch ?? false);
+  const [keys, setKeys] = useState<KeyStatus[] | undefined>();
   const [repairRounds, setRepairRounds] = useState(saved.repairRounds ?? '2');
   // Not remembered: a fetch run is the exception, and a form that reopens on fetch would surprise.
   const [httpClient, setHttpClient] = useState<'axios' | 'fetch'>('axios');
@@ -82,6 +87,10 @@ export function NewRunPage(): React.JSX.Element {
   const [contextSize, setContextSize] = useState(saved.contextSize ?? '1024');
   const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
   const [queuing, setQueuing] = useState(false);
+  const providerInfo = PROVIDERS.find((p) => p.name === provider)!;
+  const providerKey = keys?.find((k) => k.provider === provider);
+  // A hosted provider refuses every request without its key; a server of your own may want none.
+  const keyMissing = source === 'hosted' && provider !== 'openai-compatible' && providerKey !== undefined && !providerKey.set;
 
   useEffect(() => {
     void attempt(() => client.listDatasets({})).then((d) => {
@@ -90,22 +99,24 @@ export function NewRunPage(): React.JSX.Element {
       if (d && d.length > 0) setDatasetId((id) => (id !== undefined && d.some((x) => x.id === id) ? id : d[d.length - 1]!.id));
       if (d && saved.datasetId !== undefined && !d.some((x) => x.id === saved.datasetId)) setApis([]);
     });
+    void attempt(() => client.getApiKeyStatus({})).then((k) => setKeys(k ?? []));
     void attempt(() => client.listModels({})).then((m) => {
       setModels(m ?? []);
       const usable = m?.filter((x) => x.present) ?? [];
       if (usable.length > 0) setModelId((id) => (id !== undefined && usable.some((x) => x.id === id) ? id : usable[usable.length - 1]!.id));
-      else setSource((s) => (m && m.length === 0 ? 'remote' : s));
+      // An empty library leaves no local model to pick: a remote endpoint then, unless the form was left on one already (remote or hosted).
+      else setSource((s) => (m && m.length === 0 && s === 'local' ? 'remote' : s));
     });
   }, [client, saved]);
 
   // Remembered as it changes, so leaving the page (or queuing) keeps it for the next visit.
   useEffect(() => {
-    writeNewRunSettings({ ...(datasetId !== undefined ? { datasetId } : {}), ...(modelId !== undefined ? { modelId } : {}), apis, reviewStates, limit, sampleSize, sampleSeed, stratify, source, provider, providerModel, baseUrl, spendingCap, repairRounds, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, prompt, greedy, temperature, topK, topP, seed, n, maxTokens, parallel, contextSize });
-  }, [datasetId, modelId, apis, reviewStates, limit, sampleSize, sampleSeed, stratify, source, provider, providerModel, baseUrl, spendingCap, repairRounds, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, prompt, greedy, temperature, topK, topP, seed, n, maxTokens, parallel, contextSize]);
+    writeNewRunSettings({ ...(datasetId !== undefined ? { datasetId } : {}), ...(modelId !== undefined ? { modelId } : {}), apis, reviewStates, limit, sampleSize, sampleSeed, stratify, source, provider, providerModel, baseUrl, spendingCap, batch, repairRounds, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, prompt, greedy, temperature, topK, topP, seed, n, maxTokens, parallel, contextSize });
+  }, [datasetId, modelId, apis, reviewStates, limit, sampleSize, sampleSeed, stratify, source, provider, providerModel, baseUrl, spendingCap, batch, repairRounds, remoteUrl, remoteModel, grid, conditions, retrieved, retrievedK, prompt, greedy, temperature, topK, topP, seed, n, maxTokens, parallel, contextSize]);
 
   // The provider's own model list for the picker, where it lists them (GET /models); typing a name works either way.
   useEffect(() => {
-    if (source !== 'hosted') return;
+    if (source !== 'hosted' || keyMissing) return setProviderModels(undefined);
     const url = baseUrl.trim();
     if (provider === 'openai-compatible' && !/^https?:\/\/\S+$/.test(url)) return setProviderModels(undefined);
     let live = true;
@@ -116,9 +127,10 @@ export function NewRunPage(): React.JSX.Element {
       );
     }, 250);
     return () => ((live = false), clearTimeout(t));
-  }, [client, source, provider, baseUrl]);
+  }, [client, source, provider, baseUrl, keyMissing]);
 
   const dataset = datasets?.find((d) => d.id === datasetId);
+  const useBatch = source === 'hosted' && provider === 'openai' && batch;
   const model = models?.find((m) => m.id === modelId);
   const number = (text: string): number | undefined => (text.trim() === '' || Number.isNaN(Number(text)) ? undefined : Number(text));
 
@@ -127,6 +139,7 @@ export function NewRunPage(): React.JSX.Element {
     if (datasetId === undefined) return 'choose a dataset';
     if (source === 'local' && modelId === undefined) return 'choose a model';
     if (source === 'remote' && !/^https?:\/\/\S+$/.test(remoteUrl.trim())) return 'give the endpoint as an http(s) URL';
+    if (keyMissing) return `no ${providerInfo.label} key: set ${providerInfo.key} before starting wapii (or save one in the app)`;
     if (source === 'hosted' && providerModel.trim() === '') return "give the provider's model";
     if (source === 'hosted' && baseUrl.trim() !== '' && !/^https?:\/\/\S+$/.test(baseUrl.trim())) return 'give the base URL as an http(s) URL';
     if (source === 'hosted' && provider === 'openai-compatible' && baseUrl.trim() === '') return "give the server's base URL";
@@ -162,7 +175,7 @@ export function NewRunPage(): React.JSX.Element {
         source === 'local'
           ? { modelId: modelId! }
           : source === 'hosted'
-            ? { provider: { name: provider, model: providerModel.trim(), batch: false, ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}), ...(cap !== undefined ? { spendingCapUsd: cap } : {}) } }
+            ? { provider: { name: provider, model: providerModel.trim(), batch: useBatch, ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}), ...(cap !== undefined ? { spendingCapUsd: cap } : {}) } }
             : { remote: { url: remoteUrl.trim(), model: remoteModel.trim() || 'default' } },
       setup: g.setup,
       setting: g.setting,
@@ -174,7 +187,7 @@ export function NewRunPage(): React.JSX.Element {
       contextSize: number(contextSize) ?? 1024,
       knowledge,
     });
-  }, [httpClient, datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+  }, [keyMissing, providerInfo, useBatch, httpClient, datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
 
   const cells = GRID.filter((g) => grid.includes(cell(g)));
   // The estimate follows the form, a moment after the last change.
@@ -182,9 +195,12 @@ export function NewRunPage(): React.JSX.Element {
     if (typeof input === 'string') return setEstimate({ text: `To queue: ${input}.`, state: 'hint' });
     const first = cells[0];
     if (!first) return;
+    // An answer for a form since changed is dropped: it would overwrite the line of the form as it is.
+    let live = true;
     const t = setTimeout(() => {
       client.previewRun(input(first)).then(
         (p) => {
+          if (!live) return;
           // previewRun counts the knowledge conditions (p.runs) of one grid cell; the page queues that for each ticked cell.
           const runs = p.runs * cells.length;
           const each = p.runs > 1 ? ` (${cells.length} cell${cells.length === 1 ? '' : 's'} × ${p.runs} conditions)` : '';
@@ -195,10 +211,10 @@ export function NewRunPage(): React.JSX.Element {
             : '';
           setEstimate({ state: 'ok', text: `${p.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : p.runs === 1 ? 'each run: ' : 'each cell: '}${p.estimate}${cost}` });
         },
-        (e: unknown) => setEstimate({ state: 'error', text: messageOf(e) }),
+        (e: unknown) => live && setEstimate({ state: 'error', text: messageOf(e) }),
       );
     }, 250);
-    return () => clearTimeout(t);
+    return () => ((live = false), clearTimeout(t));
     // `cells` derives from `grid`, which `input` already depends on.
   }, [input, client]);
 
@@ -353,9 +369,17 @@ export function NewRunPage(): React.JSX.Element {
                   <input className="narrow" aria-label="Spending cap" placeholder="none" value={spendingCap} onChange={(e) => setSpendingCap(e.target.value)} />
                 </label>
               </div>
+              {provider === 'openai' && (
+                <label className="check" title="Every request of the run goes in one batch file; OpenAI answers within 24 hours, at half the price. A run that stops keeps its batch and a resume reads it; Cancel cancels it at OpenAI.">
+                  <input type="checkbox" aria-label="Batch API" checked={batch} onChange={(e) => setBatch(e.target.checked)} /> OpenAI Batch API: half the price, results within 24 h
+                </label>
+              )}
+              <p className={keyMissing ? 'error-inline' : 'muted'} data-testid="provider-key">
+                {keyLine(providerInfo, providerKey)}
+              </p>
               <p className="muted" data-testid="provider-models">
                 {providerModels === undefined
-                  ? `The key comes from ${PROVIDERS.find((p) => p.name === provider)!.key} or the key store; it never enters the run.`
+                  ? ''
                   : 'error' in providerModels
                     ? <span className="error-inline">{providerModels.error}</span>
                     : `${providerModels.models.length} models listed by the provider (pick one as you type). Hosted models run unconstrained or with repair.`}
@@ -487,4 +511,12 @@ export function NewRunPage(): React.JSX.Element {
       </form>
     </main>
   );
+}
+
+/** One line on the provider's key: where it comes from, or which variable to set; never the key. */
+function keyLine(provider: { name: Provider; label: string; key: string }, status: KeyStatus | undefined): string {
+  if (!status) return `The key comes from ${provider.key} or the app's key store; it is sent only to the provider and never stored with the run.`;
+  if (status.set) return `${provider.label} key: from ${status.source === 'saved' ? "the app's key store" : provider.key}; it is sent only to the provider and never stored with the run.`;
+  if (provider.name === 'openai-compatible') return `No key for the server (${provider.key} is not set): requests go without one, as a server without auth expects.`;
+  return `No ${provider.label} key: set ${provider.key} before starting wapii (or save one in the app); a run cannot start without it.`;
 }

@@ -19,6 +19,7 @@ const FIELDS = {
   providerModel: 'string',
   baseUrl: 'string',
   spendingCap: 'string',
+  batch: 'boolean',
   repairRounds: 'string',
   modelId: 'number',
   remoteUrl: 'string',
