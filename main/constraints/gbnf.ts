@@ -1,4 +1,4 @@
-import { formWrappers, type CompiledSpec } from './invocation.js';
+import { formWrappers, urlForms, type CompiledSpec } from './invocation.js';
 import type { ObjectRule, ValueRule } from './rules.js';
 import type { ApiSpec, Endpoint } from '../openapi/index.js';
 import { IDENTIFIER_NAME, MAX_WS_RUN } from './frames.js';
@@ -39,8 +39,9 @@ class GrammarWriter {
     const declared = names.map(lit).join(' | ');
     this.add('ref', declared ? `( ${declared} ) ( "." name | "[" ws any ws "]" )? | ${env}` : env);
     this.add('bref', declared ? `${declared} | ${env}` : env);
-    // Escapes: not \x, \u or a digit (those must be well-formed, and octal ones are errors in templates).
-    this.add('esc', '"\\\\" [^\\x00-\\x1f0-9xu]');
+    // Escapes: not \x, \u or a digit (those must be well-formed, and octal ones are errors in templates);
+    // any other character, a line break or tab included (a line continuation), as the engine takes it.
+    this.add('esc', '"\\\\" [^0-9xu]');
     this.add('qstr', `"'" ( [^'\\\\\\n\\r] | esc )* "'" | "\\"" ( [^"\\\\\\n\\r] | esc )* "\\""`);
     // A template's `${` holds a reference; `$` elsewhere is text.
     this.add('tstr', '"`" ( [^`\\\\$] | esc | "$"+ ( [^{`\\\\$] | esc ) | "$"* "${" ref "}" )* "$"* "`"');
@@ -118,8 +119,8 @@ class GrammarWriter {
     return `"{" ws ( ${pair} ( ws "," ws ${pair} )* ( ws "," )? ws )? "}"`;
   }
 
-  /** The URL in one quote style: a server, then the path with `{param}` segments as values. */
-  private url(endpoint: Endpoint, quote: string): string {
+  /** The URL in one quote style: a server, then one of the path texts (see urlForms) with `{param}` segments as values. */
+  private url(endpoint: Endpoint, paths: readonly string[], quote: string): string {
     const seg = quote === '`' ? 'pbt' : quote === "'" ? 'psq' : 'pdq';
     if (!this.rules.has(seg)) {
       const chars = `A-Za-z0-9\\-._~!$&()*+,;=:@%<>${quote === "'" ? '"' : "'"}`;
@@ -134,22 +135,25 @@ class GrammarWriter {
         .map((p) => (/^\{[^}]+\}$/.test(p) ? seg : lit(p)))
         .join(' ');
     const servers = endpoint.servers.map(template).map((t) => `( ${t} )`).join(' | ');
-    // The key up to its `?` (its query part goes in `params`); `/` alone may be left off, as the engine allows.
-    const pathPart = endpoint.path.split('?', 1)[0] ?? '';
-    const path = pathPart === '/' || pathPart === '' ? (pathPart === '/' ? '"/"?' : '') : template(pathPart);
-    return `${lit(quote)} ( ${servers} ) ${path} ${lit(quote)}`;
+    // `/` alone may be left off, as the engine allows.
+    const path = (text: string): string => (text === '/' ? '"/"?' : text === '' ? '""' : template(text));
+    return `${lit(quote)} ( ${servers} ) ( ${paths.map(path).join(' | ')} ) ${lit(quote)}`;
   }
 
   endpoint(endpoint: Endpoint): string {
-    const r = this.compiled.rulesOf(endpoint);
-    const urls = QUOTES.map((q) => `( ${this.url(endpoint, q)} )`).join(' | ');
-    const config = r.config ? this.object(r.config) : undefined;
-    const configPart = config ? (r.configRequired ? ` ws "," ws ${config}` : ` ( ws "," ws ${config} )?`) : '';
-    const data = this.value(r.data);
-    // A form body's object may be wrapped (constraints.md); `qs` only where it is a name in scope.
-    const wrapped = r.form ? formWrappers(this.compiled.scope).map((w) => ` | ${lit(w)} ws ${data} ws ")"`).join('') : '';
-    const args = r.hasDataArgument ? ` ws "," ws ( ${data}${wrapped} )${configPart}` : configPart;
-    return this.add(this.fresh('call'), `( ${urls} )${args} ws ( "," ws )? ")"`);
+    // A key with a query part (Etherscan's `/?module=...`): the part in `params`, or spelled in the URL with its own rules.
+    const forms = urlForms(endpoint).map(({ paths, endpoint: ruled }) => {
+      const r = this.compiled.rulesOf(ruled);
+      const urls = QUOTES.map((q) => `( ${this.url(endpoint, paths, q)} )`).join(' | ');
+      const config = r.config ? this.object(r.config) : undefined;
+      const configPart = config ? (r.configRequired ? ` ws "," ws ${config}` : ` ( ws "," ws ${config} )?`) : '';
+      const data = this.value(r.data);
+      // A form body's object may be wrapped (constraints.md); `qs` only where it is a name in scope.
+      const wrapped = r.form ? formWrappers(this.compiled.scope).map((w) => ` | ${lit(w)} ws ${data} ws ")"`).join('') : '';
+      const args = r.hasDataArgument ? ` ws "," ws ( ${data}${wrapped} )${configPart}` : configPart;
+      return `( ${urls} )${args} ws ( "," ws )? ")"`;
+    });
+    return this.add(this.fresh('call'), forms.map((f) => `( ${f} )`).join(' | '));
   }
 
   write(spec: ApiSpec): string {

@@ -115,6 +115,23 @@ function queryInUrl(endpoint: Endpoint): Endpoint {
   return variant;
 }
 
+/**
+ * The path texts a URL of an endpoint may spell after its server, with the endpoint whose rules
+ * the call then follows (see urlTrie): the key up to its `?`; and for a key with a query part,
+ * that part spelled in the URL too (also alone, where the path is `/`), with its query-in-URL rules.
+ * The GBNF export writes the same forms.
+ */
+export function urlForms(endpoint: Endpoint): readonly { readonly paths: readonly string[]; readonly endpoint: Endpoint }[] {
+  const at = endpoint.path.indexOf('?');
+  if (at === -1) return [{ paths: [endpoint.path], endpoint }];
+  const path = endpoint.path.slice(0, at);
+  const query = endpoint.path.slice(at);
+  return [
+    { paths: [path], endpoint },
+    { paths: path === '/' || path === '' ? [path + query, query] : [path + query], endpoint: queryInUrl(endpoint) },
+  ];
+}
+
 const isQueryInUrl = (endpoint: Endpoint): boolean => queryVariants.has(endpoint);
 const queryVariants = new WeakSet<Endpoint>();
 
