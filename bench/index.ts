@@ -16,6 +16,7 @@ import { benchFirstLoad } from './firstLoad.js';
 import { benchResults } from './results.js';
 import { benchRetrieval } from './retrieval.js';
 import { benchPool } from './pool.js';
+import { benchUpstreamSuite } from './upstreamSuite.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -45,5 +46,7 @@ if (wanted('first-load')) await benchFirstLoad();
 if (wanted('results')) await benchResults(root);
 if (wanted('retrieval')) await benchRetrieval();
 if (wanted('pool')) await benchPool();
+// Named only (`npm run bench -- upstream-suite --dir <folder>`): upstream's third-party cases, fetched by hand, never committed.
+if (only.includes('upstream-suite')) await benchUpstreamSuite(only.includes('--dir') ? (only[only.indexOf('--dir') + 1] ?? '') : path.resolve(root, '..', 'upstream-suite'));
 // GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.
 if (wanted('generation')) await benchGeneration(wapiibench, specs ?? (await loadWapiiBench()).specs, { gpu: process.env['WAPII_BENCH_GPU'] === 'cpu' ? 'cpu' : 'auto' });
