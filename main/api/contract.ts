@@ -97,8 +97,8 @@ export const contract = {
     input: DatasetRef.extend({ format: z.enum(['flat', 'per-api']), reviewStates: z.array(ReviewStateSchema).min(1).optional() }),
     /**
      * `checks`: the spec checks run again on the samples as written — how many were written, how
-     * many the checks flag, and how many `checks` texts were recomputed because the request
-     * changed since import (the others keep the text they came with).
+     * many the checks flag, and how many `checks` texts the flat export recomputed (the request
+     * changed since import, or the sample came without one; the others keep the text they came with).
      */
     output: z.object({ files: z.record(z.string(), z.string()), checks: z.object({ samples: z.number().int(), flagged: z.number().int(), recomputed: z.number().int() }) }),
   },

@@ -140,7 +140,7 @@ export function buildProgram(io: CliIo): Command {
       const reviewStates = opts.review === undefined ? undefined : parseReviewStates(opts.review);
       const { files, checks } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format, ...(reviewStates ? { reviewStates } : {}) });
       const written = unwrap(writeFiles(opts.out, files));
-      const recomputed = checks.recomputed > 0 ? `; ${checks.recomputed} \`checks\` recomputed for requests changed since import` : '';
+      const recomputed = checks.recomputed > 0 ? `; ${checks.recomputed} \`checks\` recomputed (the request changed since import, or none came with it)` : '';
       io.stdout(`wrote ${written.join(', ')}: ${checks.samples} samples, ${checks.flagged} flagged by the spec checks as written${recomputed}\n`);
     });
 

@@ -160,6 +160,9 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     const tasks = exported.map((s) => s.task);
     expect(tasks).toContain(answers.get('GET /carriers')!.task);
     expect(new Set(tasks).size).toBe(2);
+    // The checks are run again on what was written (issue 26 item 3); neither sample came with a `checks` text.
+    await expect.poll(() => page.getByTestId('export-checks').textContent()).toBe('exported 2 samples: 0 flagged by the spec checks, 2 with their checks recomputed');
+    expect(exported.map((s) => (s as { checks?: string }).checks)).toEqual(['OK', 'OK']);
     // The key is in no response the renderer got: not in the page's text nor its storage.
     expect(await page.content()).not.toContain(KEY);
     expect(serve.output()).not.toContain(KEY);

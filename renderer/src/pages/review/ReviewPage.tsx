@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 
 import { CHECKLIST_ITEMS, parseChecklist, REVIEW_STATES } from '../../../../main/api/constants.js';
 import type { QuickFix } from './reviewStore.js';
@@ -31,6 +31,8 @@ const blurField = (): boolean => {
 export function ReviewPage(): React.JSX.Element {
   const s = useReview();
   useEffect(() => void useReview.getState().load(), []);
+  // What the last export wrote, with the checks run again on it (issue 26 item 3).
+  const [exported, setExported] = useState<string | undefined>();
   const applyFix = (fix: QuickFix | undefined): void => {
     const { detail, draft } = useReview.getState();
     if (!fix || !detail) return;
@@ -100,9 +102,14 @@ export function ReviewPage(): React.JSX.Element {
           <input type="checkbox" aria-label="Synthesized only" checked={s.filter.synthesizedOnly} onChange={(e) => void s.setFilter({ synthesizedOnly: e.target.checked })} /> synthesized only
         </label>
         <span className="spacer" />
-        <button className="secondary" disabled={counts.accepted + counts.fixed === 0} onClick={() => void exportReviewed()} title="The dataset's accepted and fixed samples, in WAPIIBench's flat format">
+        <button className="secondary" disabled={counts.accepted + counts.fixed === 0} onClick={() => void exportReviewed().then(setExported)} title="The dataset's accepted and fixed samples, in WAPIIBench's flat format, each with its index; the checks run again on what is written">
           Export accepted + fixed
         </button>
+        {exported && (
+          <span className="muted" data-testid="export-checks">
+            {exported}
+          </span>
+        )}
         <button className="secondary" disabled={bulkCount === 0} onClick={() => s.setConfirm({ kind: 'bulk', state: 'accepted' })} title="A (shift+a): every sample of the queue still in its review state">
           Accept all {bulkCount}…
         </button>
@@ -234,11 +241,15 @@ export function ReviewPage(): React.JSX.Element {
   );
 }
 
-async function exportReviewed(): Promise<void> {
+/** Saves the accepted and fixed samples; says how many it wrote and how many of them the spec checks flag. */
+async function exportReviewed(): Promise<string | undefined> {
   const { datasetId } = useReview.getState();
-  if (datasetId === undefined) return;
+  if (datasetId === undefined) return undefined;
   const out = await attempt(() => getClient().exportDataset({ datasetId, format: 'flat', reviewStates: ['accepted', 'fixed'] }));
-  for (const [file, content] of Object.entries(out?.files ?? {})) saveFile(file.replace(/\.json$/, '-accepted-fixed.json'), content, 'application/json');
+  if (!out) return undefined;
+  for (const [file, content] of Object.entries(out.files)) saveFile(file.replace(/\.json$/, '-accepted-fixed.json'), content, 'application/json');
+  const { samples, flagged, recomputed } = out.checks;
+  return `exported ${samples} sample${samples === 1 ? '' : 's'}: ${flagged} flagged by the spec checks${recomputed > 0 ? `, ${recomputed} with their checks recomputed` : ''}`;
 }
 
 function onFixed(): void {
