@@ -1,0 +1,311 @@
+import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConstraintMatcher, declaredNames, exportGbnf, preparedTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from '../main/constraints/index.js';
+import { parseDataset, type SampleDraft as Sample } from '../main/dataset/index.js';
+import { cacheDir } from '../main/generation/vocabularies.js';
+import { readGgufMetadata } from '../main/gguf/index.js';
+import { loadSpec, type ApiSpec } from '../main/openapi/index.js';
+import { oracleProgram } from '../main/prompt/index.js';
+import { MaskDiff, type DiffTally } from './maskDiff.js';
+import { fmt, percentiles } from './stats.js';
+import { gbnfForXGrammar, type XGrammar, type XGrammarCompiler } from './xgrammar.js';
+
+export interface NativeGrammar {
+  grammar(text: string): Promise<unknown>;
+  state(grammar: unknown): unknown;
+  tokenize(text: string): number[];
+  canBeNext(state: unknown, token: number): boolean;
+  accept(state: unknown, token: number): void;
+}
+
+/** What one API's walk measured (see measureApi); plain data, so a child process can send it. */
+export interface ApiResult {
+  readonly api: string;
+  readonly tokens: number;
+  readonly xgCompileMs: number;
+  readonly check: number[];
+  readonly memoised: number[];
+  readonly nativeCheck: number[];
+  readonly nativeMask: number[];
+  readonly firstSight: number[];
+  readonly xgAll: number[];
+  readonly xgAtFirst: number[];
+  /** Each first-time mask: µs, where, and the collections that overlapped it ('' for none). */
+  readonly firstSpans: { us: number; where: string; gc: string }[];
+  readonly gcKinds: Record<string, number>;
+  /** sha-256 of this API's masks in the walk's order. */
+  readonly hash: string;
+  readonly diff: DiffTally;
+}
+
+/** What every API's walk needs, made once per process. */
+export interface TokenBenchContext {
+  readonly specs: ReadonlyMap<string, ApiSpec>;
+  readonly samples: readonly Sample[];
+  readonly vocabulary: Vocabulary;
+  readonly native: NativeGrammar;
+  readonly xgCompiler: XGrammarCompiler;
+  /** The names each API's constraint and grammar have (its first sample's starter). */
+  readonly names: ReadonlyMap<string, string[]>;
+}
+
+export async function loadSpecs(wapiibench: string): Promise<Map<string, ApiSpec>> {
+  const specs = new Map<string, ApiSpec>();
+  for (const file of fs.readdirSync(path.join(wapiibench, 'specs')).sort()) {
+    const loaded = await loadSpec(fs.readFileSync(path.join(wapiibench, 'specs', file), 'utf8'), file);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    specs.set(file.replace(/\.ya?ml$/, ''), loaded.value);
+  }
+  return specs;
+}
+
+export function loadSamples(wapiibench: string): Sample[] {
+  const parsed = parseDataset(fs.readFileSync(path.join(wapiibench, 'dataset', 'all.json'), 'utf8'), 'all.json');
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.value;
+}
+
+/** WAPII_BENCH_TOKEN_SAMPLES=n keeps every k-th sample (about n of them), for a quick look; the bench's figures are over all 395. */
+function keptSamples(samples: readonly Sample[]): readonly Sample[] {
+  const limit = Number(process.env['WAPII_BENCH_TOKEN_SAMPLES'] ?? 0);
+  return limit > 0 ? samples.filter((_, n) => n % Math.max(1, Math.floor(samples.length / limit)) === 0) : samples;
+}
+
+function namesOf(samples: readonly Sample[]): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  for (const sample of samples) if (!names.has(sample.api)) names.set(sample.api, declaredNames(oracleProgram(sample, 'full', 'single').starter));
+  return names;
+}
+
+/** XGrammar's preparation of the GGUF's own token strings (byte-level BPE spelling) with the same stop tokens. */
+function prepareXGrammar(xgrammar: XGrammar, gguf: Buffer, vocabulary: Vocabulary): Promise<XGrammarCompiler> {
+  const encoded = readGgufMetadata(gguf).get('tokenizer.ggml.tokens') as string[];
+  return xgrammar.prepare(encoded, vocabulary.model === 'gpt2' ? 'byte_level' : 'byte_fallback', vocabulary.eos);
+}
+
+/** The vocabulary whose masks are measured: its token index read back from the disk cache, as a later process would. */
+function cachedVocabulary(gguf: Buffer): Vocabulary {
+  const vocabulary = vocabularyFromGguf(gguf);
+  const cache = cacheDir('vocab');
+  const restored = preparedTokenIndex(vocabulary, cache);
+  if (restored.from !== 'cache') throw new Error(`bench: the token index was not read back from ${cache}: ${restored.note ?? '?'}`);
+  return vocabulary;
+}
+
+/**
+ * One API's ground truths (in the dataset's order), token by token: our check and full mask
+ * beside XGrammar's mask, timed at the same position one after the other, and llama.cpp's check
+ * (and its full mask at `nativeMasks` positions). One TokenConstraint per API, as a run keeps
+ * it: its masks are memoised per state across samples, so an API's walk is the same whether the
+ * APIs run one after the other or side by side.
+ */
+export async function measureApi(context: TokenBenchContext, api: string, nativeMasks: number): Promise<ApiResult> {
+  const { vocabulary, native, xgCompiler } = context;
+  const spec = context.specs.get(api)!;
+  const names = context.names.get(api)!;
+  const grammar = await native.grammar(exportGbnf(spec, ['axios']));
+  let t0 = performance.now();
+  const xgGrammar = await xgCompiler.compile(gbnfForXGrammar(exportGbnf(spec, names)));
+  const xgCompileMs = performance.now() - t0;
+  const xg = await xgCompiler.matcher(xgGrammar);
+  const r: ApiResult = { api, tokens: 0, xgCompileMs, check: [], memoised: [], nativeCheck: [], nativeMask: [], firstSight: [], xgAll: [], xgAtFirst: [], firstSpans: [], gcKinds: {}, hash: '', diff: { positions: 0, same: 0, kinds: [], refusals: [] } };
+  // Garbage collections (any kind) that overlapped a first-time mask: the max is told apart from them.
+  const gcs: { start: number; end: number; kind: string }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration, kind: gcKind(e) });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const spans: { start: number; end: number; us: number; where: string }[] = [];
+  const hash = createHash('sha256');
+  const diff = new MaskDiff(vocabulary);
+  const constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names));
+  let tokens = 0;
+  for (const [n, sample] of context.samples.entries()) {
+    if (sample.api !== api) continue;
+    const { starter, program } = oracleProgram(sample, 'full', 'single');
+    constraint.reset();
+    constraint.state.feed(starter);
+    const state = native.state(grammar);
+    xg.reset();
+    let written = '';
+    for (const token of native.tokenize(program.slice(starter.length))) {
+      t0 = performance.now();
+      const ok = constraint.check(token);
+      r.check.push((performance.now() - t0) * 1000);
+      const seen = constraint.memoised();
+      // The two masks one after the other, which first alternating, so neither always meets the other's cache leftovers.
+      let xgMask: Int32Array | undefined;
+      let xgUs = 0;
+      const timeXg = async (): Promise<void> => {
+        const t = performance.now();
+        xgMask = await xg.getNextTokenBitmask();
+        xgUs = (performance.now() - t) * 1000;
+      };
+      if (tokens % 2 === 1) await timeXg();
+      t0 = performance.now();
+      const mask = constraint.mask();
+      const t1 = performance.now();
+      if (tokens % 2 === 0) await timeXg();
+      (seen ? r.memoised : r.firstSight).push((t1 - t0) * 1000);
+      r.xgAll.push(xgUs);
+      if (!seen) {
+        r.xgAtFirst.push(xgUs);
+        spans.push({ start: t0, end: t1, us: (t1 - t0) * 1000, where: `sample ${n} (${api}), token ${tokens}` });
+      }
+      hash.update(new Uint8Array(mask.buffer, mask.byteOffset, mask.byteLength));
+      diff.compare(mask, xgMask!, constraint.state, `sample ${n} (${api}) after ${JSON.stringify(written.slice(-24))}`);
+      t0 = performance.now();
+      const nativeOk = native.canBeNext(state, token);
+      r.nativeCheck.push((performance.now() - t0) * 1000);
+      // A full native mask asks llama.cpp about every one of the 151,936 tokens: measured at a few positions only.
+      if (r.nativeMask.length < nativeMasks && tokens % 7 === 0) {
+        t0 = performance.now();
+        for (let id = 0; id < vocabulary.text.length; id++) native.canBeNext(state, id);
+        r.nativeMask.push((performance.now() - t0) * 1000);
+      }
+      const xgOk = xg.acceptToken(token);
+      if (!ok || !nativeOk || !xgOk) {
+        if (ok !== xgOk) diff.refused(`sample ${n} (${api}): the ground truth's token ${JSON.stringify(vocabulary.text[token])} ${ok ? 'refused by XGrammar' : 'refused by the engine'}`);
+        break;
+      }
+      constraint.advance(token);
+      native.accept(state, token);
+      written += vocabulary.text[token] ?? '';
+      tokens++;
+    }
+  }
+  xg.dispose();
+  // Entries arrive after the collection: let the last ones in.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  observer.disconnect();
+  for (const m of spans) {
+    const inside = gcs.filter((g) => g.start < m.end && g.end > m.start);
+    for (const g of inside) r.gcKinds[g.kind] = (r.gcKinds[g.kind] ?? 0) + 1;
+    r.firstSpans.push({ us: m.us, where: m.where, gc: inside.map((g) => `${g.kind} ${fmt(g.end - g.start, 1)} ms`).join(', ') });
+  }
+  return { ...r, tokens, hash: hash.digest('hex'), diff: diff.tally() };
+}
+
+/** How many processes walk the APIs: WAPII_BENCH_JOBS, else side by side only where cores are to spare. */
+function jobsWanted(apis: number): number {
+  const asked = Number(process.env['WAPII_BENCH_JOBS'] ?? 0);
+  if (asked > 0) return Math.min(asked, apis);
+  // Two cores for the 2-core development machine's other work, one per walk: side by side only on a machine that keeps each walk on a core of its own.
+  return os.availableParallelism() >= apis + 4 ? apis : 1;
+}
+
+/** One API's walk in a child process of its own (this file's tokenShard.ts), its result sent back. */
+function measureApiApart(wapiibench: string, vocabPath: string, api: string, nativeMasks: number): Promise<ApiResult> {
+  const entry = fileURLToPath(new URL('./tokenShard.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = fork(entry, [wapiibench, vocabPath, api, String(nativeMasks)], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: ApiResult | undefined;
+    child.on('message', (m) => (result = m as ApiResult));
+    child.on('error', reject);
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`bench: the ${api} walk exited with ${code} before its result`))));
+  });
+}
+
+/** The context of a child process's walk (see tokenShard.ts): the vocabulary from the cache, XGrammar prepared there. */
+export async function apartContext(wapiibench: string, vocabPath: string, loadModel: (file: string) => Promise<NativeGrammar>, xgrammar: XGrammar): Promise<TokenBenchContext> {
+  const gguf = fs.readFileSync(vocabPath);
+  const samples = loadSamples(wapiibench);
+  const vocabulary = cachedVocabulary(gguf);
+  return { specs: await loadSpecs(wapiibench), samples: keptSamples(samples), vocabulary, native: await loadModel(vocabPath), xgCompiler: await prepareXGrammar(xgrammar, gguf, vocabulary), names: namesOf(samples) };
+}
+
+/**
+ * Token level along the 395 ground-truth completions tokenized with the qwen2 vocabulary
+ * (151,936 tokens): our check and full mask per token beside XGrammar's mask (its WebAssembly
+ * build, on the engine's GBNF export with the same declared names), and llama.cpp's native
+ * grammar engine on the exported GBNF (node-llama-cpp, vocabulary-only model) as the older
+ * baseline. Every position's two masks are compared bit for bit, each difference put in a class
+ * with its reason (see maskDiff.ts), and a hash of all of ours is printed: a speed change must
+ * leave it as it was. XGrammar's masks are nearly all of the time (its median is ours, its tail
+ * hundreds of milliseconds), so on a machine with cores to spare the four APIs walk in four
+ * processes at once; each API's walk is the same either way (its own constraint, its own
+ * XGrammar matcher), so the figures are too.
+ */
+export async function benchTokenConstraints(
+  wapiibench: string,
+  compiled: { specs: ReadonlyMap<string, ApiSpec>; compileMs: number },
+  vocabPath: string,
+  loadModel: (file: string) => Promise<NativeGrammar>,
+  xgrammar: XGrammar,
+): Promise<void> {
+  const started = performance.now();
+  const gguf = fs.readFileSync(vocabPath);
+  const samples = loadSamples(wapiibench);
+  const apis = [...new Set(samples.map((s) => s.api))];
+  // Preparation, measured here: XGrammar's, ours built on a fresh vocabulary, then kept on disk and read back for another fresh one (as a later process would).
+  let t0 = performance.now();
+  const xgCompiler = await prepareXGrammar(xgrammar, gguf, vocabularyFromGguf(gguf));
+  const xgPrepare = performance.now() - t0;
+  const fresh = vocabularyFromGguf(gguf);
+  t0 = performance.now();
+  tokenIndex(fresh);
+  const prepare = performance.now() - t0;
+  const cache = cacheDir('vocab');
+  preparedTokenIndex(fresh, cache);
+  t0 = performance.now();
+  const vocabulary = cachedVocabulary(gguf);
+  const restore = performance.now() - t0;
+  const jobs = jobsWanted(apis.length);
+  const kept = keptSamples(samples);
+  let results: ApiResult[];
+  if (jobs > 1) results = await Promise.all(apis.map((api, i) => measureApiApart(wapiibench, vocabPath, api, i === 0 ? 10 : 0)));
+  else {
+    const context: TokenBenchContext = { specs: compiled.specs, samples: kept, vocabulary, native: await loadModel(vocabPath), xgCompiler, names: namesOf(samples) };
+    results = [];
+    for (const [i, api] of apis.entries()) results.push(await measureApi(context, api, i === 0 ? 10 : 0));
+  }
+  const all = (pick: (r: ApiResult) => number[]): number[] => results.flatMap(pick);
+  const [check, firstSight, memoised, xgAll, xgAtFirst, nativeCheck, nativeMask] = [all((r) => r.check), all((r) => r.firstSight), all((r) => r.memoised), all((r) => r.xgAll), all((r) => r.xgAtFirst), all((r) => r.nativeCheck), all((r) => r.nativeMask)];
+  const tokens = results.reduce((a, r) => a + r.tokens, 0);
+  const xgCompile = results.reduce((a, r) => a + r.xgCompileMs, 0);
+  const row = (name: string, v: number[]): string => {
+    const p = percentiles(v);
+    return `| ${name} | ${fmt(p.p50, 1)} | ${fmt(p.p99, 1)} | ${fmt(p.max, 0)} | ${v.length} |`;
+  };
+  console.log(`\n## Constraints: token level, qwen2 vocabulary (${vocabulary.text.length} tokens), ${tokens} tokens of the 395 ground truths\n`);
+  console.log(`Vocabulary preparation: ours ${fmt(prepare, 0)} ms built (token tries and every character class's tables), ${fmt(restore, 1)} ms read back from the cache on disk (${cache}: the vocabulary's hash, the file read, its arrays' views; the masks below are the read-back index's); XGrammar ${xgrammar.version} (WebAssembly) ${fmt(xgPrepare, 0)} ms (TokenizerInfo and GrammarCompiler).`);
+  console.log(`Compile, the four specs: ours ${fmt(compiled.compileMs, 0)} ms (above: every URL trie and endpoint rule); XGrammar ${fmt(xgCompile, 0)} ms (the GBNF export, its token mask caches).`);
+  console.log(`The four APIs walked ${jobs > 1 ? `side by side, one process each (${os.availableParallelism()} cores)` : 'one after the other in this process'}${kept.length < samples.length ? `; ${kept.length} of the ${samples.length} samples (WAPII_BENCH_TOKEN_SAMPLES)` : ''}.\n`);
+  console.log('| per token | p50 µs | p99 µs | max µs | n |');
+  console.log('|---|---|---|---|---|');
+  console.log(row("ours: check (the model's pick)", check));
+  console.log(row('ours: full mask, first-time states (computed)', firstSight));
+  console.log(row('ours: full mask, memoised states', memoised));
+  console.log(row(`XGrammar ${xgrammar.version} (WebAssembly): full mask, every position`, xgAll));
+  console.log(row('XGrammar: full mask, at our first-time positions', xgAtFirst));
+  console.log(row('llama.cpp GBNF: check', nativeCheck));
+  console.log(row(`llama.cpp GBNF: full mask (${nativeMask.length} positions)`, nativeMask));
+  const [ours, theirs] = [percentiles(firstSight), percentiles(xgAll)];
+  console.log(`\nOurs (first-time) / XGrammar (every position): p50 ${fmt(ours.p50 / theirs.p50, 3)}x, p99 ${fmt(ours.p99 / theirs.p99, 4)}x, max ${fmt(ours.max / theirs.max, 4)}x (targets <= 0.5, 0.01, 0.1).`);
+  const spans = results.flatMap((r) => r.firstSpans);
+  const withGc = spans.filter((m) => m.gc !== '');
+  const withoutGc = spans.filter((m) => m.gc === '').sort((a, b) => b.us - a.us);
+  const worst = [...spans].sort((a, b) => b.us - a.us)[0];
+  const byKind = new Map<string, number>();
+  for (const r of results) for (const [k, n] of Object.entries(r.gcKinds)) byKind.set(k, (byKind.get(k) ?? 0) + n);
+  console.log(
+    `\nFirst-time masks with a garbage collection inside: ${withGc.length} of ${spans.length} (${[...byKind].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}). Max without one: ${fmt(withoutGc[0]?.us ?? NaN, 0)} µs (${withoutGc[0]?.where ?? '-'}); the max itself: ${worst?.where ?? '-'}${worst && worst.gc !== '' ? `, with a collection inside (${worst.gc})` : ''}.`,
+  );
+  // Each API's masks hashed in its walk's order, then the four hashes in the dataset's order: the same however the walks ran.
+  const hash = createHash('sha256');
+  for (const r of results) hash.update(r.hash);
+  console.log(`\nHash of all our masks at these positions (sha-256 of each API's sha-256): ${hash.digest('hex')}`);
+  MaskDiff.report(results.map((r) => r.diff));
+  console.log(`\nThe token bench took ${fmt((performance.now() - started) / 1000, 0)} s.`);
+}
+
+/** A collection's kind as node names it (perf_hooks' NODE_PERFORMANCE_GC_* flags). */
+function gcKind(entry: PerformanceEntry): string {
+  const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+  return kind === 1 ? 'scavenge' : kind === 2 ? 'minor mark-sweep' : kind === 4 ? 'mark-compact' : kind === 8 ? 'incremental marking' : kind === 16 ? 'weak callbacks' : 'collection';
+}
