@@ -446,7 +446,8 @@ function nodeNext(at: UrlNode, quote: string): AsciiSet {
 /** What the value typed into a path parameter decides about what may follow (see paramCharOk). */
 function valueKind(value: string): string {
   if (value === '' || value === '$' || value === '${}') return value;
-  if (value.startsWith('<')) return value.length > 1 && value.endsWith('>') ? '<>' : '<';
+  // `<` alone may not take `>` yet (an empty `<>` is no placeholder), `<id` may: two states.
+  if (value.startsWith('<')) return value.length === 1 ? '<' : value.endsWith('>') ? '<>' : '<x';
   return 'x';
 }
 
