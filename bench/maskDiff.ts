@@ -1,4 +1,55 @@
 import { tokenBytes, type ConstraintMatcher, type Vocabulary } from '../main/constraints/index.js';
+import { isWs, ObjectFrame, type Stack } from '../main/constraints/frames.js';
+import { FreeFrame, UrlFrame } from '../main/constraints/invocation.js';
+
+/** A matcher's threads (private to it): the bench reads their frames to say why the engines differ. */
+const threadsOf = (m: ConstraintMatcher): readonly Stack[] => (m as unknown as { threads: Stack[] }).threads;
+/** The state's frames, top first, by kind, for a difference no rule explains: `Object(o3.1.key.)<Invocation(...)`. */
+function frames(m: ConstraintMatcher): string {
+  return threadsOf(m)
+    .map((t) => {
+      const kinds: string[] = [];
+      for (let s = t; s && kinds.length < 3; s = s.parent) kinds.push(`${s.frame.constructor.name.replace('Frame', '')}(${s.frame.id.slice(0, 12)})`);
+      return kinds.join('<');
+    })
+    .join(' | ');
+}
+const tops = (m: ConstraintMatcher): NonNullable<Stack>[] => threadsOf(m).filter((t): t is NonNullable<Stack> => t !== null);
+
+/** True when the bytes can begin well-formed UTF-8 text (a lead byte and the continuations it wants, so far). */
+function utf8Prefix(bytes: Uint8Array): boolean {
+  let want = 0;
+  for (const b of bytes) {
+    if (want > 0) {
+      if ((b & 0xc0) !== 0x80) return false;
+      want--;
+    } else if (b < 0x80) continue;
+    else if (b >= 0xc2 && b <= 0xdf) want = 1;
+    else if (b >= 0xe0 && b <= 0xef) want = 2;
+    else if (b >= 0xf0 && b <= 0xf4) want = 3;
+    else return false;
+  }
+  return true;
+}
+
+/**
+ * Why the engines differ on a token, as a class with its reason, each from the rule of one side:
+ * constraints.md for ours, the GBNF export (main/constraints/gbnf.ts, whose header says where it
+ * relaxes the language) for XGrammar's, and XGrammar's own reading of bytes. A difference no
+ * rule explains is "unexplained", with the frames of our state, so it can be looked into.
+ */
+const REASONS = {
+  partialInString: 'XGrammar reads bytes: a token of part of a character may begin or end one inside a string or free text; ours allow only whole UTF-8 text inside an invocation (a character is checked whole)',
+  badBytesFree: 'free text after the call: ours allow any bytes there; XGrammar reads the GBNF `rest` as UTF-8 and refuses bytes that cannot begin a character (continuation bytes alone, 0xC0/0xC1, 0xF5-0xFF)',
+  controlAsText: 'control tokens (`<|im_start|>`, `<|im_end|>`): XGrammar was given their spelling and reads it as text a string may hold; ours never write a control token inside an invocation',
+  nulFree: 'NUL in the free text: the GBNF writes free text as `[^\\x00]*`; ours allow any character after the call',
+  lineContinuation: 'a backslash then a line break in a string: a JavaScript line continuation, which ours take; the GBNF `esc` leaves out \\x00-\\x1f after a backslash',
+  urlSegment: 'a URL path parameter: the GBNF takes any run of URL characters (`<`, `>`, `&`, the other quote, `<` after other text); ours a value of the parameter\'s type, a `<placeholder>` only as the whole segment, never the quote (constraints.md: path parameter segments)',
+  duplicateKey: 'a key given twice: constraints.md takes each key at most once per object; the GBNF has no set semantics and lets keys repeat (its header)',
+  requiredKey: 'an object closed before its required keys: constraints.md requires them; the GBNF does not enforce required keys (its header)',
+  whitespace: 'whitespace past the bound (constraints.md: at most one line break and 16 spaces or tabs); the GBNF `ws` is unbounded',
+  laterCall: 'a later `axios.` call in the free text: ours check it too; the GBNF leaves all text after the first statement free (its header)',
+} as const;
 
 /** A MaskDiff's counts as plain data (a child process sends them), merged by MaskDiff.report. */
 export interface DiffTally {
@@ -20,13 +71,73 @@ export class MaskDiff {
   private readonly kinds = new Map<string, { positions: number; tokens: number; examples: string[] }>();
   private readonly refusals: string[] = [];
   private readonly kindOf: string[];
+  private firstCallDone = false;
 
   constructor(private readonly vocabulary: Vocabulary) {
     const eos = new Set(vocabulary.eos);
     this.kindOf = vocabulary.text.map((text, id) => (eos.has(id) ? 'end of generation' : text !== null ? 'whole text' : tokenBytes(vocabulary, id).length > 0 ? 'partial UTF-8' : 'control'));
   }
 
-  compare(ours: Uint32Array, theirs: Int32Array, _state: ConstraintMatcher, where: string): void {
+  /** The class of a whole-text token only one side allows at this state (see REASONS). */
+  private whole(state: ConstraintMatcher, text: string, oursAllow: boolean): string {
+    const m = state.clone();
+    let escaped = false;
+    for (const c of text) {
+      const before = m.clone();
+      if (!m.push(c)) {
+        if (oursAllow) return `unexplained: ours take it, refusing ${JSON.stringify(c)} (bug?)`;
+        return this.refusal(before, c);
+      }
+      if (tops(before).every((t) => t.frame instanceof FreeFrame) && c === '\0') return REASONS.nulFree;
+      if (escaped && c.charCodeAt(0) < 0x20) return REASONS.lineContinuation;
+      escaped = c === '\\' && tops(before).some((t) => t.frame.id.startsWith('s'));
+    }
+    return oursAllow ? `unexplained: only ours allow, through ${frames(state)}` : 'unexplained: ours take it whole (a mask that disagrees with the check: bug)';
+  }
+
+  /** Why ours refuse `c` in `state` where XGrammar's grammar takes it. */
+  private refusal(state: ConstraintMatcher, c: string): string {
+    const stacks = tops(state);
+    if (isWs(c)) return REASONS.whitespace;
+    if (stacks.some((t) => t.frame instanceof UrlFrame)) return REASONS.urlSegment;
+    for (const t of stacks) {
+      // The object a character is for: the top one unless it is closed (then the character goes to its parent).
+      let s: Stack = t;
+      while (s && !(s.frame instanceof ObjectFrame && s.frame.state !== 'closed')) s = s.parent;
+      if (!s) continue;
+      const o = s.frame as ObjectFrame;
+      const seen = (k: number): boolean => ((o.seen >> BigInt(k)) & 1n) === 1n;
+      if (c === '}' && (o.rule.required & ~o.seen) !== 0n) return REASONS.requiredKey;
+      if (o.state === 'key' || o.state === 'comma' || o.state === 'inKey') {
+        const typed = o.state === 'inKey' ? o.keyText + (c === o.keyQuote ? '' : c) : /['"]/.test(c) ? '' : c;
+        const fits = o.rule.keys.map((k, i) => ({ i, ok: k.startsWith(typed) }));
+        if (!o.rule.additional && fits.some((f) => f.ok && seen(f.i)) && !fits.some((f) => f.ok && !seen(f.i))) return REASONS.duplicateKey;
+      }
+    }
+    return `unexplained: ours refuse ${JSON.stringify(c)} in ${frames(state)}`;
+  }
+
+  /** The class of one differing token (see REASONS). */
+  private reason(state: ConstraintMatcher, id: number, oursAllow: boolean): string {
+    const kind = this.kindOf[id];
+    const text = this.vocabulary.text[id];
+    if (kind === 'whole text' && text) return this.whole(state, text, oursAllow);
+    const complete = state.isComplete();
+    // After the first call, XGrammar's grammar is in its free `rest`: a later call's differences are that.
+    if (this.firstCallDone && !complete && !oursAllow) return REASONS.laterCall;
+    if (kind === 'partial UTF-8' && !oursAllow && !complete) return REASONS.partialInString;
+    if (kind === 'partial UTF-8' && oursAllow && complete && !utf8Prefix(tokenBytes(this.vocabulary, id))) return REASONS.badBytesFree;
+    if (kind === 'control' && !oursAllow && !complete) return REASONS.controlAsText;
+    return `unexplained: ${complete ? 'no invocation open' : 'inside an invocation'}`;
+  }
+
+  /** A sample's walk begins: the constraint starts inside its first call. */
+  startSample(): void {
+    this.firstCallDone = false;
+  }
+
+  compare(ours: Uint32Array, theirs: Int32Array, state: ConstraintMatcher, where: string): void {
+    if (state.isComplete()) this.firstCallDone = true;
     this.positions++;
     const found = new Map<string, number[]>();
     for (let w = 0; w < ours.length; w++) {
@@ -37,7 +148,7 @@ export class MaskDiff {
         const id = w * 32 + bit;
         if (id >= this.kindOf.length) continue;
         const side = (ours[w]! >>> bit) & 1 ? 'only ours allow' : 'only XGrammar allows';
-        const kind = `${this.kindOf[id]}: ${side}`;
+        const kind = `${this.kindOf[id]}, ${side}: ${this.reason(state, id, side === 'only ours allow')}`;
         let list = found.get(kind);
         if (!list) found.set(kind, (list = []));
         list.push(id);
@@ -74,10 +185,16 @@ export class MaskDiff {
     const same = tallies.reduce((a, t) => a + t.same, 0);
     console.log(`\nMasks compared with XGrammar's at ${positions} positions: ${same} the same bit for bit.`);
     if (kinds.size > 0) {
-      console.log('\n| differing tokens | positions | tokens | examples |');
+      console.log('\n| differing tokens: which, who allows them, why | positions | tokens | examples |');
       console.log('|---|---|---|---|');
       for (const [kind, e] of [...kinds].sort((a, b) => b[1].positions - a[1].positions)) console.log(`| ${kind} | ${e.positions} | ${e.tokens} | ${e.examples.join('; ').replace(/\|/g, '\\|')} |`);
     }
+    const unexplained = [...kinds].filter(([kind]) => kind.includes('unexplained'));
+    console.log(
+      unexplained.length === 0
+        ? '\nEvery difference has a class with its reason: no unexplained row.'
+        : `\nUnexplained: ${unexplained.length} rows, ${unexplained.reduce((a, [, e]) => a + e.tokens, 0)} tokens (at most ${Math.max(...unexplained.map(([, e]) => e.positions))} positions for one).`,
+    );
     const refusals = tallies.flatMap((t) => t.refusals);
     if (refusals.length > 0) console.log(`\nGround-truth tokens one engine refused: ${refusals.length}; ${refusals.slice(0, 5).join('; ')}.`);
   }

@@ -132,6 +132,7 @@ export async function measureApi(context: TokenBenchContext, api: string, native
     constraint.state.feed(starter);
     const state = native.state(grammar);
     xg.reset();
+    diff.startSample();
     let written = '';
     for (const token of native.tokenize(program.slice(starter.length))) {
       t0 = performance.now();
