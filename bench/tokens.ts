@@ -16,6 +16,8 @@ import { fmt, percentiles } from './stats.js';
 import { gbnfForXGrammar, type XGrammar, type XGrammarCompiler } from './xgrammar.js';
 
 export interface NativeGrammar {
+  /** True for a stand-in with no grammar engine (see pretokenized.ts): its rows are left out. */
+  readonly absent?: boolean;
   grammar(text: string): Promise<unknown>;
   state(grammar: unknown): unknown;
   tokenize(text: string): number[];
@@ -202,7 +204,8 @@ function jobsWanted(apis: number): number {
 
 /** One API's walk in a child process of its own (this file's tokenShard.ts), its result sent back. */
 function measureApiApart(wapiibench: string, vocabPath: string, api: string, nativeMasks: number): Promise<ApiResult> {
-  const entry = fileURLToPath(new URL('./tokenShard.ts', import.meta.url));
+  // Beside this file: tokenShard.ts under tsx, tokenShard.mjs where the bench was bundled.
+  const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './tokenShard.ts' : './tokenShard.mjs', import.meta.url));
   return new Promise((resolve, reject) => {
     const child = fork(entry, [wapiibench, vocabPath, api, String(nativeMasks)], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: ApiResult | undefined;
@@ -259,9 +262,14 @@ export async function benchTokenConstraints(
   const jobs = jobsWanted(apis.length);
   const kept = keptSamples(samples);
   let results: ApiResult[];
+  const native = await loadModel(vocabPath);
+  const nativeAbsent = native.absent === true;
+  // WAPII_BENCH_TOKENIZED_WRITE=file keeps llama.cpp's tokens of every ground truth, for a run without it (see pretokenized.ts).
+  const write = process.env['WAPII_BENCH_TOKENIZED_WRITE'];
+  if (write) fs.writeFileSync(write, JSON.stringify(Object.fromEntries(samples.map((s) => oracleProgram(s, 'full', 'single')).map(({ starter, program }) => [program.slice(starter.length), native.tokenize(program.slice(starter.length))]))));
   if (jobs > 1) results = await Promise.all(apis.map((api, i) => measureApiApart(wapiibench, vocabPath, api, i === 0 ? 10 : 0)));
   else {
-    const context: TokenBenchContext = { specs: compiled.specs, samples: kept, vocabulary, native: await loadModel(vocabPath), xgCompiler, names: namesOf(samples) };
+    const context: TokenBenchContext = { specs: compiled.specs, samples: kept, vocabulary, native, xgCompiler, names: namesOf(samples) };
     results = [];
     for (const [i, api] of apis.entries()) results.push(await measureApi(context, api, i === 0 ? 10 : 0));
   }
@@ -284,8 +292,10 @@ export async function benchTokenConstraints(
   console.log(row('ours: full mask, memoised states', memoised));
   console.log(row(`XGrammar ${xgrammar.version} (WebAssembly): full mask, every position`, xgAll));
   console.log(row('XGrammar: full mask, at our first-time positions', xgAtFirst));
-  console.log(row('llama.cpp GBNF: check', nativeCheck));
-  console.log(row(`llama.cpp GBNF: full mask (${nativeMask.length} positions)`, nativeMask));
+  if (!nativeAbsent) {
+    console.log(row('llama.cpp GBNF: check', nativeCheck));
+    console.log(row(`llama.cpp GBNF: full mask (${nativeMask.length} positions)`, nativeMask));
+  }
   const [ours, theirs] = [percentiles(firstSight), percentiles(xgAll)];
   console.log(`\nOurs (first-time) / XGrammar (every position): p50 ${fmt(ours.p50 / theirs.p50, 3)}x, p99 ${fmt(ours.p99 / theirs.p99, 4)}x, max ${fmt(ours.max / theirs.max, 4)}x (targets <= 0.5, 0.01, 0.1).`);
   const spans = results.flatMap((r) => r.firstSpans);
