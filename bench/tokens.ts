@@ -13,7 +13,7 @@ import { loadSpec, type ApiSpec } from '../main/openapi/index.js';
 import { oracleProgram } from '../main/prompt/index.js';
 import { MaskDiff, type DiffTally } from './maskDiff.js';
 import { fmt, percentiles } from './stats.js';
-import { gbnfForXGrammar, type XGrammar, type XGrammarCompiler } from './xgrammar.js';
+import { gbnfForXGrammar, type XGrammar, type XGrammarCompiler, type XGrammarMatcher } from './xgrammar.js';
 
 export interface NativeGrammar {
   /** True for a stand-in with no grammar engine (see pretokenized.ts): its rows are left out. */
@@ -25,11 +25,11 @@ export interface NativeGrammar {
   accept(state: unknown, token: number): void;
 }
 
-/** What one API's walk measured (see measureApi); plain data, so a child process can send it. */
-export interface ApiResult {
-  readonly api: string;
+/** What one range of samples' walk measured (see measureRange); plain data, so a child process can send it. */
+export interface RangeResult {
   readonly tokens: number;
-  readonly xgCompileMs: number;
+  /** XGrammar's compile of each API's grammar, in this walk. */
+  readonly xgCompileMs: Record<string, number>;
   readonly check: number[];
   readonly memoised: number[];
   readonly nativeCheck: number[];
@@ -40,8 +40,8 @@ export interface ApiResult {
   /** Each first-time mask: µs, where, and the collections that overlapped it ('' for none). */
   readonly firstSpans: { us: number; where: string; gc: string }[];
   readonly gcKinds: Record<string, number>;
-  /** sha-256 of this API's masks in the walk's order. */
-  readonly hash: string;
+  /** Per sample walked (its index): sha-256 of its masks in order. */
+  readonly hashes: [number, string][];
   readonly diff: DiffTally;
 }
 
@@ -99,23 +99,50 @@ function cachedVocabulary(gguf: Buffer): Vocabulary {
   return vocabulary;
 }
 
+/** One API's constraint (one per API, as a run keeps it: its masks are memoised per state across samples) and XGrammar's matcher. */
+interface ApiWalk {
+  readonly constraint: TokenConstraint;
+  readonly grammar: unknown;
+  readonly xg: XGrammarMatcher;
+}
+
 /**
- * One API's ground truths (in the dataset's order), token by token: our check and full mask
+ * The samples `from .. to` (in the dataset's order), token by token: our check and full mask
  * beside XGrammar's mask, timed at the same position one after the other, and llama.cpp's check
- * (and its full mask at `nativeMasks` positions). One TokenConstraint per API, as a run keeps
- * it: its masks are memoised per state across samples, so an API's walk is the same whether the
- * APIs run one after the other or side by side.
+ * (and its full mask at `nativeMasks` positions). Each API's constraint first replays the API's
+ * samples before `from` (ours only, untimed: the same checks, masks and steps), so its memoised
+ * masks and automaton are those of a walk from the first sample, and the first-time masks of a
+ * range are the same whether the ranges run one after the other or side by side.
  */
-export async function measureApi(context: TokenBenchContext, api: string, nativeMasks: number): Promise<ApiResult> {
+export async function measureRange(context: TokenBenchContext, from: number, to: number, nativeMasks: number): Promise<RangeResult> {
   const { vocabulary, native, xgCompiler } = context;
-  const spec = context.specs.get(api)!;
-  const names = context.names.get(api)!;
-  const grammar = await native.grammar(exportGbnf(spec, ['axios']));
-  let t0 = performance.now();
-  const xgGrammar = await xgCompiler.compile(gbnfForXGrammar(exportGbnf(spec, names)));
-  const xgCompileMs = performance.now() - t0;
-  const xg = await xgCompiler.matcher(xgGrammar);
-  const r: ApiResult = { api, tokens: 0, xgCompileMs, check: [], memoised: [], nativeCheck: [], nativeMask: [], firstSight: [], xgAll: [], xgAtFirst: [], firstSpans: [], gcKinds: {}, hash: '', diff: { positions: 0, same: 0, kinds: [], refusals: [] } };
+  const r: RangeResult = { tokens: 0, xgCompileMs: {}, check: [], memoised: [], nativeCheck: [], nativeMask: [], firstSight: [], xgAll: [], xgAtFirst: [], firstSpans: [], gcKinds: {}, hashes: [], diff: { positions: 0, same: 0, kinds: [], refusals: [] } };
+  const walks = new Map<string, ApiWalk>();
+  const walkOf = async (api: string): Promise<ApiWalk> => {
+    const known = walks.get(api);
+    if (known) return known;
+    const spec = context.specs.get(api)!;
+    const names = context.names.get(api)!;
+    const constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names));
+    for (const sample of context.samples.slice(0, from)) {
+      if (sample.api !== api) continue;
+      const { starter, program } = oracleProgram(sample, 'full', 'single');
+      constraint.reset();
+      constraint.state.feed(starter);
+      for (const token of native.tokenize(program.slice(starter.length))) {
+        const ok = constraint.check(token);
+        constraint.mask();
+        if (!ok) break;
+        constraint.advance(token);
+      }
+    }
+    const t0 = performance.now();
+    const xgGrammar = await xgCompiler.compile(gbnfForXGrammar(exportGbnf(spec, names)));
+    r.xgCompileMs[api] = performance.now() - t0;
+    const walk = { constraint, grammar: await native.grammar(exportGbnf(spec, ['axios'])), xg: await xgCompiler.matcher(xgGrammar) };
+    walks.set(api, walk);
+    return walk;
+  };
   // Garbage collections (any kind) that overlapped a first-time mask: the max is told apart from them.
   const gcs: { start: number; end: number; kind: string }[] = [];
   const observer = new PerformanceObserver((list) => {
@@ -123,13 +150,14 @@ export async function measureApi(context: TokenBenchContext, api: string, native
   });
   observer.observe({ entryTypes: ['gc'] });
   const spans: { start: number; end: number; us: number; where: string }[] = [];
-  const hash = createHash('sha256');
   const diff = new MaskDiff(vocabulary);
-  const constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names));
   let tokens = 0;
-  for (const [n, sample] of context.samples.entries()) {
-    if (sample.api !== api) continue;
+  for (let n = from; n < to; n++) {
+    const sample = context.samples[n]!;
+    const api = sample.api;
+    const { constraint, grammar, xg } = await walkOf(api);
     const { starter, program } = oracleProgram(sample, 'full', 'single');
+    const hash = createHash('sha256');
     constraint.reset();
     constraint.state.feed(starter);
     const state = native.state(grammar);
@@ -137,7 +165,7 @@ export async function measureApi(context: TokenBenchContext, api: string, native
     diff.startSample();
     let written = '';
     for (const token of native.tokenize(program.slice(starter.length))) {
-      t0 = performance.now();
+      let t0 = performance.now();
       const ok = constraint.check(token);
       r.check.push((performance.now() - t0) * 1000);
       const seen = constraint.memoised();
@@ -181,8 +209,9 @@ export async function measureApi(context: TokenBenchContext, api: string, native
       written += vocabulary.text[token] ?? '';
       tokens++;
     }
+    r.hashes.push([n, hash.digest('hex')]);
   }
-  xg.dispose();
+  for (const walk of walks.values()) walk.xg.dispose();
   // Entries arrive after the collection: let the last ones in.
   await new Promise((resolve) => setTimeout(resolve, 50));
   observer.disconnect();
@@ -191,28 +220,49 @@ export async function measureApi(context: TokenBenchContext, api: string, native
     for (const g of inside) r.gcKinds[g.kind] = (r.gcKinds[g.kind] ?? 0) + 1;
     r.firstSpans.push({ us: m.us, where: m.where, gc: inside.map((g) => `${g.kind} ${fmt(g.end - g.start, 1)} ms`).join(', ') });
   }
-  return { ...r, tokens, hash: hash.digest('hex'), diff: diff.tally() };
+  return { ...r, tokens, diff: diff.tally() };
 }
 
-/** How many processes walk the APIs: WAPII_BENCH_JOBS, else side by side only where cores are to spare. */
-function jobsWanted(apis: number): number {
+/** How many processes walk ranges of samples at once: WAPII_BENCH_JOBS, else all cores but two where there are 8 or more, else one (this process). */
+function jobsWanted(): number {
   const asked = Number(process.env['WAPII_BENCH_JOBS'] ?? 0);
-  if (asked > 0) return Math.min(asked, apis);
-  // Two cores for the 2-core development machine's other work, one per walk: side by side only on a machine that keeps each walk on a core of its own.
-  return os.availableParallelism() >= apis + 4 ? apis : 1;
+  if (asked > 0) return asked;
+  const cores = os.availableParallelism();
+  return cores >= 8 ? cores - 2 : 1;
 }
 
-/** One API's walk in a child process of its own (this file's tokenShard.ts), its result sent back. */
-function measureApiApart(wapiibench: string, vocabPath: string, api: string, nativeMasks: number): Promise<ApiResult> {
+/** One range's walk in a child process of its own (tokenShard.ts beside this file), its result sent back. */
+function measureRangeApart(wapiibench: string, vocabPath: string, from: number, to: number, nativeMasks: number): Promise<RangeResult> {
   // Beside this file: tokenShard.ts under tsx, tokenShard.mjs where the bench was bundled.
   const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './tokenShard.ts' : './tokenShard.mjs', import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = fork(entry, [wapiibench, vocabPath, api, String(nativeMasks)], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let result: ApiResult | undefined;
-    child.on('message', (m) => (result = m as ApiResult));
+    const child = fork(entry, [wapiibench, vocabPath, String(from), String(to), String(nativeMasks)], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: RangeResult | undefined;
+    child.on('message', (m) => (result = m as RangeResult));
     child.on('error', reject);
-    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`bench: the ${api} walk exited with ${code} before its result`))));
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`bench: the walk of samples ${from} to ${to} exited with ${code} before its result`))));
   });
+}
+
+/**
+ * Ranges of samples with about equal numbers of tokens, `count` of them, for processes side by
+ * side: XGrammar's masks are nearly all of the bench's time (its tail is hundreds of
+ * milliseconds inside strings), and a range's walk is the same wherever it runs (see measureRange).
+ */
+function rangesOf(tokenCounts: readonly number[], count: number): [number, number][] {
+  const total = tokenCounts.reduce((a, b) => a + b, 0);
+  const ranges: [number, number][] = [];
+  let from = 0;
+  let sum = 0;
+  for (let n = 0; n < tokenCounts.length; n++) {
+    sum += tokenCounts[n]!;
+    if (sum >= (total * (ranges.length + 1)) / count && n + 1 < tokenCounts.length) {
+      ranges.push([from, n + 1]);
+      from = n + 1;
+    }
+  }
+  ranges.push([from, tokenCounts.length]);
+  return ranges;
 }
 
 /** The context of a child process's walk (see tokenShard.ts): the vocabulary from the cache, XGrammar prepared there. */
@@ -245,7 +295,6 @@ export async function benchTokenConstraints(
   const started = performance.now();
   const gguf = fs.readFileSync(vocabPath);
   const samples = loadSamples(wapiibench);
-  const apis = [...new Set(samples.map((s) => s.api))];
   // Preparation, measured here: XGrammar's, ours built on a fresh vocabulary, then kept on disk and read back for another fresh one (as a later process would).
   let t0 = performance.now();
   const xgCompiler = await prepareXGrammar(xgrammar, gguf, vocabularyFromGguf(gguf));
@@ -259,24 +308,40 @@ export async function benchTokenConstraints(
   t0 = performance.now();
   const vocabulary = cachedVocabulary(gguf);
   const restore = performance.now() - t0;
-  const jobs = jobsWanted(apis.length);
+  const jobs = jobsWanted();
   const kept = keptSamples(samples);
-  let results: ApiResult[];
   const native = await loadModel(vocabPath);
   const nativeAbsent = native.absent === true;
   // WAPII_BENCH_TOKENIZED_WRITE=file keeps llama.cpp's tokens of every ground truth, for a run without it (see pretokenized.ts).
   const write = process.env['WAPII_BENCH_TOKENIZED_WRITE'];
   if (write) fs.writeFileSync(write, JSON.stringify(Object.fromEntries(samples.map((s) => oracleProgram(s, 'full', 'single')).map(({ starter, program }) => [program.slice(starter.length), native.tokenize(program.slice(starter.length))]))));
-  if (jobs > 1) results = await Promise.all(apis.map((api, i) => measureApiApart(wapiibench, vocabPath, api, i === 0 ? 10 : 0)));
-  else {
+  let results: RangeResult[];
+  const walking = performance.now();
+  if (jobs > 1) {
+    // Three ranges per process, taken as processes come free, so one slow range does not hold the rest up.
+    const ranges = rangesOf(kept.map((sample) => { const { starter, program } = oracleProgram(sample, 'full', 'single'); return native.tokenize(program.slice(starter.length)).length; }), jobs * 3);
+    results = new Array<RangeResult>(ranges.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ranges.length) {
+        const i = next++;
+        const [from, to] = ranges[i]!;
+        results[i] = await measureRangeApart(wapiibench, vocabPath, from, to, from === 0 ? 10 : 0);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(jobs, ranges.length) }, worker));
+  } else {
     const context: TokenBenchContext = { specs: compiled.specs, samples: kept, vocabulary, native, xgCompiler, names: namesOf(samples) };
-    results = [];
-    for (const [i, api] of apis.entries()) results.push(await measureApi(context, api, i === 0 ? 10 : 0));
+    results = [await measureRange(context, 0, kept.length, 10)];
   }
-  const all = (pick: (r: ApiResult) => number[]): number[] => results.flatMap(pick);
+  const walkSeconds = (performance.now() - walking) / 1000;
+  const all = (pick: (r: RangeResult) => number[]): number[] => results.flatMap(pick);
   const [check, firstSight, memoised, xgAll, xgAtFirst, nativeCheck, nativeMask] = [all((r) => r.check), all((r) => r.firstSight), all((r) => r.memoised), all((r) => r.xgAll), all((r) => r.xgAtFirst), all((r) => r.nativeCheck), all((r) => r.nativeMask)];
   const tokens = results.reduce((a, r) => a + r.tokens, 0);
-  const xgCompile = results.reduce((a, r) => a + r.xgCompileMs, 0);
+  // Each API's compile as the range with its first sample measured it (a range that starts later compiles it again).
+  const compiles = new Map<string, number>();
+  for (const r of results) for (const [api, ms] of Object.entries(r.xgCompileMs)) if (!compiles.has(api)) compiles.set(api, ms);
+  const xgCompile = [...compiles.values()].reduce((a, b) => a + b, 0);
   const row = (name: string, v: number[]): string => {
     const p = percentiles(v);
     return `| ${name} | ${fmt(p.p50, 1)} | ${fmt(p.p99, 1)} | ${fmt(p.max, 0)} | ${v.length} |`;
@@ -284,7 +349,7 @@ export async function benchTokenConstraints(
   console.log(`\n## Constraints: token level, qwen2 vocabulary (${vocabulary.text.length} tokens), ${tokens} tokens of the 395 ground truths\n`);
   console.log(`Vocabulary preparation: ours ${fmt(prepare, 0)} ms built (token tries and every character class's tables), ${fmt(restore, 1)} ms read back from the cache on disk (${cache}: the vocabulary's hash, the file read, its arrays' views; the masks below are the read-back index's); XGrammar ${xgrammar.version} (WebAssembly) ${fmt(xgPrepare, 0)} ms (TokenizerInfo and GrammarCompiler).`);
   console.log(`Compile, the four specs: ours ${fmt(compiled.compileMs, 0)} ms (above: every URL trie and endpoint rule); XGrammar ${fmt(xgCompile, 0)} ms (the GBNF export, its token mask caches).`);
-  console.log(`The four APIs walked ${jobs > 1 ? `side by side, one process each (${os.availableParallelism()} cores)` : 'one after the other in this process'}${kept.length < samples.length ? `; ${kept.length} of the ${samples.length} samples (WAPII_BENCH_TOKEN_SAMPLES)` : ''}.\n`);
+  console.log(`The samples walked ${jobs > 1 ? `in ${results.length} ranges, ${Math.min(jobs, results.length)} processes side by side (${os.availableParallelism()} cores)` : 'in this process'}, ${fmt(walkSeconds, 0)} s${kept.length < samples.length ? `; ${kept.length} of the ${samples.length} samples (WAPII_BENCH_TOKEN_SAMPLES)` : ''}.\n`);
   console.log('| per token | p50 µs | p99 µs | max µs | n |');
   console.log('|---|---|---|---|---|');
   console.log(row("ours: check (the model's pick)", check));
@@ -307,10 +372,10 @@ export async function benchTokenConstraints(
   console.log(
     `\nFirst-time masks with a garbage collection inside: ${withGc.length} of ${spans.length} (${[...byKind].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}). Max without one: ${fmt(withoutGc[0]?.us ?? NaN, 0)} µs (${withoutGc[0]?.where ?? '-'}); the max itself: ${worst?.where ?? '-'}${worst && worst.gc !== '' ? `, with a collection inside (${worst.gc})` : ''}.`,
   );
-  // Each API's masks hashed in its walk's order, then the four hashes in the dataset's order: the same however the walks ran.
+  // Each sample's masks hashed in order, then the samples' hashes in the dataset's order: the same however the walks ran.
   const hash = createHash('sha256');
-  for (const r of results) hash.update(r.hash);
-  console.log(`\nHash of all our masks at these positions (sha-256 of each API's sha-256): ${hash.digest('hex')}`);
+  for (const [, h] of results.flatMap((r) => r.hashes).sort((a, b) => a[0] - b[0])) hash.update(h);
+  console.log(`\nHash of all our masks at these positions (sha-256 of each sample's sha-256): ${hash.digest('hex')}`);
   MaskDiff.report(results.map((r) => r.diff));
   console.log(`\nThe token bench took ${fmt((performance.now() - started) / 1000, 0)} s.`);
 }
