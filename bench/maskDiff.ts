@@ -1,5 +1,5 @@
 import { tokenBytes, type ConstraintMatcher, type Vocabulary } from '../main/constraints/index.js';
-import { isWs, ObjectFrame, type Stack } from '../main/constraints/frames.js';
+import { IDENTIFIER_NAME, isWs, ObjectFrame, type Stack } from '../main/constraints/frames.js';
 import { FreeFrame, UrlFrame } from '../main/constraints/invocation.js';
 
 /** A matcher's threads (private to it): the bench reads their frames to say why the engines differ. */
@@ -110,7 +110,9 @@ export class MaskDiff {
       if (c === '}' && (o.rule.required & ~o.seen) !== 0n) return REASONS.requiredKey;
       if (o.state === 'key' || o.state === 'comma' || o.state === 'inKey') {
         const typed = o.state === 'inKey' ? o.keyText + (c === o.keyQuote ? '' : c) : /['"]/.test(c) ? '' : c;
-        const fits = o.rule.keys.map((k, i) => ({ i, ok: k.startsWith(typed) }));
+        // A bare key can only be one of the keys that are identifiers (`tags.any` must be quoted).
+        const bare = o.state === 'inKey' ? o.keyQuote === null : !/['"]/.test(c);
+        const fits = o.rule.keys.map((k, i) => ({ i, ok: k.startsWith(typed) && (!bare || IDENTIFIER_NAME.test(k)) }));
         if (!o.rule.additional && fits.some((f) => f.ok && seen(f.i)) && !fits.some((f) => f.ok && !seen(f.i))) return REASONS.duplicateKey;
       }
     }
