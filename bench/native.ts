@@ -1,6 +1,6 @@
 import type { LlamaGrammar } from 'node-llama-cpp';
 import { grammarBinding, grammarState, loadVocabModel } from '../test/support/llama.js';
-import type { NativeGrammar } from './constraints.js';
+import type { NativeGrammar } from './tokens.js';
 
 /** llama.cpp's grammar engine through node-llama-cpp, on a vocabulary-only model, for the baseline. */
 export async function nativeGrammar(vocabPath: string): Promise<NativeGrammar> {

@@ -163,7 +163,8 @@ const URL_CLASSES = new Map(
   ["'", '"', '`'].map((q) => [
     q,
     {
-      placeholder: charClass(`u${q}<`, (c) => !PLACEHOLDER_CHAR.test(c), false),
+      // Stable once it holds a character (`<id`: each placeholder character leaves it as it was; `<` alone is not), which the probe tells.
+      placeholder: charClass(`u${q}<`, (c) => !PLACEHOLDER_CHAR.test(c), false, 'a'),
       integer: charClass(`u${q}integer`, (c) => !(c >= '0' && c <= '9'), false),
       number: charClass(`u${q}number`, (c) => !(c >= '0' && c <= '9') && c !== '.', false),
       text: charClass(`u${q}`, (c) => c === q || c === '<' || c === '>' || c === '&' || !URL_SAFE.test(c), false),
@@ -483,7 +484,8 @@ function nodeNext(at: UrlNode, quote: string): AsciiSet {
 /** What the value typed into a path parameter decides about what may follow (see paramCharOk). */
 function valueKind(value: string): string {
   if (value === '' || value === '$' || value === '${}') return value;
-  if (value.startsWith('<')) return value.length > 1 && value.endsWith('>') ? '<>' : '<';
+  // `<` alone may not take `>` yet (an empty `<>` is no placeholder), `<id` may: two states.
+  if (value.startsWith('<')) return value.length === 1 ? '<' : value.endsWith('>') ? '<>' : '<x';
   return 'x';
 }
 
