@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oracleProgram } from '../../main/prompt/index.js';
-import { hasChromium, launchChromium } from '../support/browser.js';
-import { startHostedStandIn, type HostedReply, type HostedRequest } from '../support/hostedStandIn.js';
-import { ARTIFACTS, REPO_ROOT, tempDir } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve.js';
+import { hasChromium } from '../support/browser.js';
+import type { HostedReply, HostedRequest } from '../support/hostedStandIn.js';
+import { openHostedPage, type HostedPage } from '../support/hostedPage.js';
+import { ARTIFACTS, REPO_ROOT } from '../support/paths.js';
 
-const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
 const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `e2e-batch-${name}.png`), fullPage: false });
 const KEY = 'sk-e2e-batch-run';
 const MODEL = 'gpt-4o';
@@ -29,27 +28,17 @@ const dollars = (text: string | null): number => Number(/at most about \$(\d+\.\
  * time, the run finished through one batch file; and the line that names a provider's missing key.
  */
 describe.runIf(hasChromium)('the Batch API and provider keys on New run in Chromium', () => {
-  const dir = tempDir();
-  let standIn: Awaited<ReturnType<typeof startHostedStandIn>>;
-  let serve: ServeProcess;
-  let browser: Browser;
+  let standIn: HostedPage['standIn'];
+  let serve: HostedPage['serve'];
   let page: Page;
+  let hosted: HostedPage | undefined;
 
   beforeAll(async () => {
-    if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
     // batchPolls 0: the batch is completed at its first poll (serve polls every 30 s otherwise).
-    standIn = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: oracle, batchPolls: 0 });
-    serve = await startServe(['--db', path.join(dir, 'batch.db')], { env: { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: '', OPENAI_COMPATIBLE_API_KEY: '' } });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    hosted = await openHostedPage({ standIn: { kind: 'openai', key: KEY, model: MODEL, reply: oracle, batchPolls: 0 }, env: { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: '', OPENAI_COMPATIBLE_API_KEY: '' } });
+    ({ standIn, serve, page } = hosted);
   }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    await standIn?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => hosted?.close());
 
   it('queues a batch run with the estimate at batch prices; the run goes to OpenAI as one batch and finishes', async () => {
     await page.goto(serve.openUrl);

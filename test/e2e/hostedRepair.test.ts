@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { oracleProgram } from '../../main/prompt/index.js';
-import { hasChromium, launchChromium } from '../support/browser.js';
-import { startHostedStandIn } from '../support/hostedStandIn.js';
+import { hasChromium } from '../support/browser.js';
+import { openHostedPage, type HostedPage } from '../support/hostedPage.js';
 import { repairScript } from '../support/repairScript.js';
-import { ARTIFACTS, REPO_ROOT, tempDir } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve.js';
+import { ARTIFACTS, REPO_ROOT } from '../support/paths.js';
 
-const built = fs.existsSync(path.join(REPO_ROOT, 'out', 'renderer', 'index.html'));
 const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: path.join(ARTIFACTS, `e2e-hosted-${name}.png`), fullPage: false });
 const KEY = 'sk-e2e-hosted-repair';
 const MODEL = 'gpt-4o';
@@ -25,26 +23,16 @@ const SAMPLE = demo[1]!;
  * inspector of a repair run showing the two rounds that took the program to `correct`.
  */
 describe.runIf(hasChromium)('a hosted model and the repair setting in Chromium on `wapii serve`', () => {
-  const dir = tempDir();
-  let standIn: Awaited<ReturnType<typeof startHostedStandIn>>;
-  let serve: ServeProcess;
-  let browser: Browser;
+  let standIn: HostedPage['standIn'];
+  let serve: HostedPage['serve'];
   let page: Page;
+  let hosted: HostedPage | undefined;
 
   beforeAll(async () => {
-    if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
-    standIn = await startHostedStandIn({ kind: 'openai', key: KEY, model: MODEL, reply: repairScript(SAMPLE) });
-    serve = await startServe(['--db', path.join(dir, 'hosted.db')], { env: { OPENAI_API_KEY: KEY } });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    hosted = await openHostedPage({ standIn: { kind: 'openai', key: KEY, model: MODEL, reply: repairScript(SAMPLE) }, env: { OPENAI_API_KEY: KEY } });
+    ({ standIn, serve, page } = hosted);
   }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    await standIn?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => hosted?.close());
 
   it('queues unconstrained and repair runs on the hosted model with its cost estimate', async () => {
     await page.goto(serve.openUrl);
