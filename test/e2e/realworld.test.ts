@@ -38,6 +38,9 @@ describe.runIf(hasChromium)("a real-world sample's page", () => {
     const samples = await client.listSamples({ datasetId: dataset.id });
     const sample = samples[1]!;
     await page.goto(serve.openUrl);
+    // The page has settled (its URL written from the dataset it chose) before the link is followed
+    // in the same tab: a hash set while it boots is replaced by the page's own first write.
+    await page.waitForURL(/#\/datasets\?dataset=/);
     await page.goto(`${serve.url}/#/datasets?dataset=${dataset.id}&sample=${encodeURIComponent(sample.id)}`);
     const fields = page.getByTestId('real-world-fields');
     await expect.poll(() => fields.isVisible(), { timeout: 60_000 }).toBe(true);

@@ -92,19 +92,24 @@ const FILTER_KEYS = ['api', 'method', 'reviewState', 'checkStatus', 'text', 'end
 
 /**
  * The dataset, its filters and the open sample live in the URL (`#/datasets?dataset=2&api=slack&sample=…`):
- * a reload or a shared link opens the same view. Read once when the page opens, written (replacing
- * the history entry) as they change.
+ * a reload, a shared link or a link followed in the same tab (only the hash changes, so the page
+ * stays mounted) opens the same view. The URL is applied when it changes from outside, and written
+ * (replacing the history entry) as the store changes once the URL in the bar has been applied.
  */
 function useDatasetsUrl(loadDatasets: () => Promise<void>): void {
   const [params, setParams] = useSearchParams();
-  const [applied, setApplied] = useState(false);
+  const key = params.toString();
+  /** The URL text the store now shows: the last one applied or written. Undefined until the first is applied. */
+  const [inStore, setInStore] = useState<string | undefined>();
   useEffect(() => {
+    if (inStore === key) return; // the store's own write, or applied already
+    let current = true;
     void (async () => {
       const dataset = Number(params.get('dataset'));
       const filter: SampleFilter = {};
-      for (const key of FILTER_KEYS) {
-        const value = params.get(key);
-        if (value) (filter as Record<string, string>)[key] = value;
+      for (const name of FILTER_KEYS) {
+        const value = params.get(name);
+        if (value) (filter as Record<string, string>)[name] = value;
       }
       if (Number.isInteger(dataset) && dataset > 0) useDatasets.setState({ datasetId: dataset, filter });
       await loadDatasets();
@@ -113,19 +118,26 @@ function useDatasetsUrl(loadDatasets: () => Promise<void>): void {
       if (state.datasetId === dataset) await state.setFilter({});
       const sample = params.get('sample');
       if (sample && useDatasets.getState().datasetId === dataset) await useDatasets.getState().openSample(sample);
-      setApplied(true);
+      // A link to a dataset without a sample closes the open one; the bare page (a nav link) keeps it.
+      else if (params.has('dataset')) await useDatasets.getState().openSample(undefined);
+      if (current) setInStore(key);
     })();
-    // Read once: later changes flow from the store into the URL.
-  }, []);
+    return () => {
+      current = false;
+    };
+    // Only a change of the URL applies it; the store's changes flow into the URL below.
+  }, [key]);
   const datasetId = useDatasets((s) => s.datasetId);
   const filter = useDatasets((s) => s.filter);
   const sampleId = useDatasets((s) => s.selected?.sample.id);
   useEffect(() => {
-    if (!applied) return;
+    if (inStore === undefined || inStore !== key) return; // a URL from outside is being applied
     const next = new URLSearchParams();
     if (datasetId !== undefined) next.set('dataset', String(datasetId));
-    for (const key of FILTER_KEYS) if (filter[key]) next.set(key, String(filter[key]));
+    for (const name of FILTER_KEYS) if (filter[name]) next.set(name, String(filter[name]));
     if (sampleId) next.set('sample', sampleId);
-    if (next.toString() !== params.toString()) setParams(next, { replace: true });
-  }, [applied, datasetId, filter, sampleId, params, setParams]);
+    if (next.toString() === key) return;
+    setInStore(next.toString());
+    setParams(next, { replace: true });
+  }, [inStore, key, datasetId, filter, sampleId, setParams]);
 }
