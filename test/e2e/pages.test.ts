@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchClient } from '../../main/api/fetchClient.js';
 import { hasChromium, launchChromium } from '../support/browser.js';
@@ -110,6 +110,33 @@ describe.runIf(hasChromium && hasWapiiBench)('the pages on `wapii serve`', () =>
     await shot(page, 'dark-run');
     await page.emulateMedia({ colorScheme: 'light' });
     expect(await background()).toBe('rgb(247, 247, 248)');
+  });
+
+  it('a page left while it loads does not undo the navigation by writing its own state to the URL', async () => {
+    // A tab of the same session (its cookie). Datasets' calls are held 2 s and the run page's code 5 s: a
+    // navigation is a transition, so Datasets stays mounted while that code is fetched, and its
+    // load (which puts the chosen dataset in the URL) ends in that window. Before, it replaced the
+    // address with `#/datasets?dataset=…` and the run page never came.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addCookies(await page.context().cookies());
+    const tab = await context.newPage();
+    try {
+      const hold = (ms: number) => async (route: Route): Promise<void> => {
+        await new Promise((r) => setTimeout(r, ms));
+        await route.continue();
+      };
+      await tab.route(/\/api\/(listDatasets|listSamples)$/, hold(2000));
+      await tab.route(/\/assets\/RunPage-[^/]*\.js$/, hold(5000));
+      await tab.goto(`${serve.url}/#/datasets`);
+      await tab.evaluate(() => (window.location.hash = '#/runs/1?tab=results'));
+      await tab.getByTestId('headline-table').waitFor({ timeout: 60_000 });
+      expect(new URL(tab.url()).hash).toBe('#/runs/1?tab=results');
+      // Datasets, once its calls come back, still writes its URL when it is the page shown.
+      await tab.goto(`${serve.url}/#/datasets`);
+      await expect.poll(() => new URL(tab.url()).hash, { timeout: 30_000 }).toMatch(/^#\/datasets\?dataset=\d+$/);
+    } finally {
+      await context.close();
+    }
   });
 
   it('after serve restarts (a new token), reloading the open page gives a page saying how to get back in, not JSON', async () => {

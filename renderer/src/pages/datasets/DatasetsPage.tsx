@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import type { ReviewState, SampleFilter } from '../../../../main/api/schemas.js';
+import { addressShows } from '../../components/addressBar.js';
 import { step, useShortcuts } from '../../components/shortcuts.js';
 import { counted } from '../../format.js';
 import { useDatasets } from './datasetsStore.js';
@@ -136,7 +137,7 @@ function useDatasetsUrl(loadDatasets: () => Promise<void>): void {
     if (datasetId !== undefined) next.set('dataset', String(datasetId));
     for (const name of FILTER_KEYS) if (filter[name]) next.set(name, String(filter[name]));
     if (sampleId) next.set('sample', sampleId);
-    if (next.toString() === key) return;
+    if (next.toString() === key || !addressShows('/datasets')) return;
     setInStore(next.toString());
     setParams(next, { replace: true });
   }, [inStore, key, datasetId, filter, sampleId, setParams]);

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import type { RunDetail, RunSampleRow, RunSummary } from '../../api.js';
 import { getClient } from '../../client.js';
+import { addressShows } from '../../components/addressBar.js';
 import { Empty, Loading } from '../../components/Empty.js';
 import { ExportButtons } from '../../components/ExportButtons.js';
 import { useShortcuts } from '../../components/shortcuts.js';
@@ -59,7 +60,7 @@ export function RunPage(): React.JSX.Element {
     if (loadedId === undefined) return;
     const now = useRunPage.getState().open;
     const text = now ? `${now.index}${now.attempt ? `.${now.attempt}` : ''}` : null;
-    if (text !== new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('sample'))
+    if (addressShows(`/runs/${runId}`) && text !== new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('sample'))
       setSearch(
         (p) => {
           if (text === null) p.delete('sample');
@@ -68,7 +69,7 @@ export function RunPage(): React.JSX.Element {
         },
         { replace: true },
       );
-  }, [open, loadedId, setSearch]);
+  }, [open, loadedId, runId, setSearch]);
 
   const setTab = (t: 'samples' | 'results'): void => setSearch((p) => (p.set('tab', t), p), { replace: true });
   useShortcuts('Run', [
