@@ -26,17 +26,13 @@ export interface SuiteCase {
 }
 
 /**
- * Negative cases the workbench accepts by design: security arguments are permitted on every
- * endpoint and required on none (constraints.md; the checks and the scorer's argument matching,
- * main/openapi/match.ts, say the same, because specs mark public operations inconsistently:
- * Slack's `oauth.access` carries a scheme whose only scope is "none", and its WAPIIBench ground
- * truths send no Authorization header). So a call without its API key or bearer token is legal,
- * and so is a config `{}` on an operation without parameters: the spec's schemes could go there.
- * constraints.md also asks the engine to accept every ground truth the checks accept, which a
- * per-operation security rule would break (the Swagger 2.0 fixture's `X-Shop-Key`).
+ * Negative cases the workbench accepts by design: security arguments are permitted, never
+ * required (constraints.md; the checks and the scorer's argument matching, main/openapi/match.ts,
+ * say the same, because specs mark public operations inconsistently: Slack's `oauth.access`
+ * carries a scheme whose only scope is "none", and its WAPIIBench ground truths send no
+ * Authorization header). So a call without its API key or bearer token is legal.
  */
 export const DELIBERATE: Readonly<Record<string, string>> = {
-  'negative/2002.js': 'an empty config on an operation without parameters: security headers are permitted on every endpoint, so a config may be written (constraints.md)',
   'negative/6000.js': 'no API key sent: security arguments are permitted, never required (constraints.md)',
   'negative/6001.js': 'no bearer token sent: security arguments are permitted, never required (constraints.md)',
 };

@@ -1,4 +1,4 @@
-import { followLocalRef, mergeAllOf, specDocument, type ApiSpec, type Endpoint, type JsonSchema } from '../openapi/index.js';
+import { followLocalRef, mergeAllOf, specDocument, type ApiSpec, type Endpoint, type JsonSchema, type SecurityScheme } from '../openapi/index.js';
 
 /**
  * The value language of constraints.md, compiled from JSON Schema: what literal may stand where.
@@ -158,6 +158,20 @@ export interface EndpointRules {
 
 const BODY_METHODS = new Set(['put', 'post', 'patch']);
 
+/**
+ * The schemes whose arguments a call of `endpoint` may send. Specs mark *which* scheme an operation
+ * takes inconsistently, so an operation that applies any (its own `security`, else the document's)
+ * may send every scheme's; but one that applies none, in a spec that applies security elsewhere,
+ * is public by the spec's own word and may send none: a config there holds no key, so not even
+ * `{}` may be written (upstream's suite, negative/2002). A spec that defines schemes and applies
+ * none anywhere (common in Swagger 2.0 descriptions) has left its security unsaid: every scheme
+ * is permitted everywhere, as the scorer permits them (scoring.md §4).
+ */
+function securedBy(spec: ApiSpec, endpoint: Endpoint): readonly SecurityScheme[] {
+  if (endpoint.security.length > 0) return spec.securitySchemes;
+  return spec.endpoints.some((e) => e.security.length > 0) ? [] : spec.securitySchemes;
+}
+
 export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleCompiler): EndpointRules {
   const headerEntries: [string, ValueRule, boolean][] = [];
   const queryEntries: [string, ValueRule, boolean][] = [];
@@ -166,7 +180,8 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
     if (p.in === 'query') queryEntries.push([p.name, compiler.compile(p.schema), p.required]);
   }
   // Security arguments are permitted, never required (constraints.md).
-  for (const scheme of spec.securitySchemes) {
+  const schemes = securedBy(spec, endpoint);
+  for (const scheme of schemes) {
     const target = scheme.type === 'apiKey' ? (scheme.in === 'header' ? headerEntries : scheme.in === 'query' ? queryEntries : undefined) : headerEntries;
     const name = scheme.type === 'apiKey' ? scheme.keyName : 'Authorization';
     if (target && !target.some(([k]) => k === name)) target.push([name, { kind: 'string' }, false]);
@@ -179,7 +194,7 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
   if (headerEntries.length > 0) configEntries.push(['headers', objectRule(headerEntries, null), headerEntries.some(([, , r]) => r)]);
   if (queryEntries.length > 0) configEntries.push(['params', objectRule(queryEntries, null), queryEntries.some(([, , r]) => r)]);
   // Axios's `auth` option (it sends `Authorization: Basic ...`) where the spec has an http basic scheme (Twilio, Stripe); permitted, never required.
-  if (spec.securitySchemes.some((scheme) => scheme.type === 'http' && scheme.scheme.toLowerCase() === 'basic')) {
+  if (schemes.some((scheme) => scheme.type === 'http' && scheme.scheme.toLowerCase() === 'basic')) {
     configEntries.push(['auth', objectRule([['username', { kind: 'string' }, true], ['password', { kind: 'string' }, true]], null), false]);
   }
   // `headers`, `params` and `auth` are object literals or a name in scope standing for the whole object (constraints.md).

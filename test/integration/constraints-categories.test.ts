@@ -140,3 +140,53 @@ describe('kinds of code upstream refuses, refused at the first offending charact
     expect(feed(template.replace('|', ''))).toBe(template.indexOf('|'));
   });
 });
+
+/**
+ * Security arguments by what the spec applies (rules.ts, securedBy): an operation that applies a
+ * scheme may send any scheme's argument, never must; one that applies none, where the spec applies
+ * security elsewhere, is public and takes no config at all (upstream's negative/2002); a spec that
+ * defines schemes and applies none anywhere permits them everywhere.
+ */
+describe('security arguments follow what the spec applies', () => {
+  const vault = (applied: boolean): string => `
+openapi: 3.0.3
+info: {title: Vault, version: '1'}
+servers: [{url: 'https://vault.example'}]
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+    key: {type: apiKey, in: header, name: X-Key}
+paths:
+  /boxes/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+    get:
+      ${applied ? 'security: [{bearer: []}]' : ''}
+      responses: {'200': {description: ok}}
+  /open/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+    get: {responses: {'200': {description: ok}}}
+`;
+  const feedIn = async (text: string, template: string): Promise<true | number> => {
+    const loaded = await loadSpec(text, 'vault.yaml');
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const starter = "const axios = require('axios');\n";
+    const { matcher } = ConstraintMatcher.after(loaded.value, starter);
+    const result = matcher.feed(template.replace('|', ''));
+    if (!result.ok) return result.offset - starter.length;
+    return matcher.isComplete() ? true : template.length;
+  };
+  it.each([
+    ['a secured operation takes any scheme\'s argument', true, "axios.get('https://vault.example/boxes/1', { headers: { Authorization: 'Bearer t', 'X-Key': 'k' } });"],
+    ['a secured operation without its token (never required)', true, "axios.get('https://vault.example/boxes/1');"],
+    ['a public operation of a spec that secures others', true, "axios.get('https://vault.example/open/1');"],
+    ['schemes applied nowhere: permitted everywhere', false, "axios.get('https://vault.example/open/1', { headers: { 'X-Key': 'k' } });"],
+  ])('accepts %s', async (_why, applied, completion) => {
+    expect(await feedIn(vault(applied), completion)).toBe(true);
+  });
+  it.each([
+    ['a token sent to a public operation of a spec that secures others', "axios.get('https://vault.example/open/1', |{ headers: { Authorization: 'Bearer t' } });"],
+    ['an empty config there: no key could go in it', "axios.get('https://vault.example/open/1', |{});"],
+  ])('refuses %s at the first offending character', async (_why, template) => {
+    expect(await feedIn(vault(true), template)).toBe(template.indexOf('|'));
+  });
+});
