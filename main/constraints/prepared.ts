@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { restoreTokenIndex, serializeTokenIndex, tokenIndex, tokenIndexKey, type TokenIndex } from './tokens.js';
+import { restoreTokenIndex, serializeTokenIndex, tokenIndex, tokenIndexKey, type IndexSource, type TokenIndex } from './tokens.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /** How a vocabulary's token index came to be (see preparedTokenIndex), for a log line. */
@@ -14,8 +14,9 @@ export interface Prepared {
 /**
  * A vocabulary's token index read from `dir` when a process kept it there before (a file named
  * by tokenIndexKey: the vocabulary's hash), else prepared and kept there. Preparing qwen2's
- * 151,936 tokens takes a second or more on a 2-core machine, reading it back a few
- * milliseconds; a cache that cannot be read or written only costs the preparation.
+ * 151,936 tokens takes a second or more on a 2-core machine, reading back its tries about a
+ * tenth of that (its class tables are read as masks first need them); a cache that cannot be
+ * read or written only costs the preparation.
  */
 export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepared {
   const key = tokenIndexKey(vocabulary);
@@ -23,8 +24,13 @@ export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepare
   let note: string | undefined;
   if (fs.existsSync(file)) {
     try {
-      const restored = restoreTokenIndex(vocabulary, fs.readFileSync(file), key);
-      if (!('error' in restored)) return { index: restored, from: 'cache' };
+      const source = openIndexFile(file);
+      const restored = restoreTokenIndex(vocabulary, source, key);
+      if (!('error' in restored)) {
+        source.keepFor(restored);
+        return { index: restored, from: 'cache' };
+      }
+      source.close();
       note = `${restored.error} (${file}); prepared again`;
     } catch (e) {
       note = `could not read ${file}: ${(e as Error).message}; prepared again`;
@@ -42,3 +48,33 @@ export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepare
   }
   return { index, from: 'built', ...(note ? { note } : {}) };
 }
+
+/**
+ * A prepared index file read piece by piece through one descriptor, held while the index lives:
+ * its class tables are read later, and another process that rewrites the file (a rename over it)
+ * must not hand this one a differently numbered index halfway. Closed when the index is collected.
+ */
+function openIndexFile(file: string): IndexSource & { keepFor(index: TokenIndex): void; close(): void } {
+  const fd = fs.openSync(file, 'r');
+  let open = true;
+  const close = (): void => {
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  return {
+    size: fs.fstatSync(fd).size,
+    read(offset, length) {
+      if (!open) return undefined;
+      try {
+        // Not zero-filled: every byte is read over.
+        const piece = Buffer.allocUnsafeSlow(length);
+        return fs.readSync(fd, piece, 0, length, offset) === length ? piece : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    keepFor: (index) => closeWhenCollected.register(index, close),
+    close,
+  };
+}
+const closeWhenCollected = new FinalizationRegistry<() => void>((close) => close());

@@ -6,7 +6,7 @@ import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { seededRandom } from '../../test/support/random.js';
 import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
-import { automatonLimits, ConstraintMatcher, preparedTokenIndex, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf } from './index.js';
+import { automatonLimits, ConstraintMatcher, preparedTokenIndex, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
 
 // A spec object of its own per constraint: each compiles to its own language, with its own automaton.
 async function harbor(): Promise<ApiSpec> {
@@ -100,6 +100,30 @@ describe.runIf(hasVocabBundle)('advance after check', () => {
   });
 });
 
+/** Eight seeded random walks of harbor's language on two vocabularies' indexes: the masks agree at every step. */
+async function expectSameMasks(x: Vocabulary, y: Vocabulary): Promise<void> {
+  const a = new TokenConstraint(x, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
+  const b = new TokenConstraint(y, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
+  const rand = seededRandom(11);
+  for (let walk = 0; walk < 8; walk++) {
+    a.reset();
+    b.reset();
+    a.state.feed(STARTER + 'axios.');
+    b.state.feed(STARTER + 'axios.');
+    for (let step = 0; step < 30 && !a.state.isComplete(); step++) {
+      const [ma, mb] = [a.mask(), b.mask()];
+      expect(mb.findIndex((word, w) => word !== ma[w]), `walk ${walk}, step ${step}`).toBe(-1);
+      const allowed: number[] = [];
+      ma.forEach((word, w) => {
+        for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) allowed.push(w * 32 + bit);
+      });
+      const token = allowed[Math.floor(rand() * allowed.length)]!;
+      expect(a.advance(token)).toBe(true);
+      expect(b.advance(token)).toBe(true);
+    }
+  }
+}
+
 describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
   it('reads back as the index built, gives the same masks, and is refused for another vocabulary or when damaged', async () => {
     const qwen2 = fs.readFileSync(vocabFile('qwen2'));
@@ -112,27 +136,7 @@ describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
     expect(Buffer.compare(Buffer.from(serializeTokenIndex(restored)), Buffer.from(bytes))).toBe(0);
     expect(tokenIndex(read)).toBe(restored);
 
-    const spec = await harbor();
-    const a = new TokenConstraint(built, ConstraintMatcher.create(spec, ['axios', 'token', 'id']));
-    const b = new TokenConstraint(read, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
-    const rand = seededRandom(11);
-    for (let walk = 0; walk < 8; walk++) {
-      a.reset();
-      b.reset();
-      a.state.feed(STARTER + 'axios.');
-      b.state.feed(STARTER + 'axios.');
-      for (let step = 0; step < 30 && !a.state.isComplete(); step++) {
-        const [ma, mb] = [a.mask(), b.mask()];
-        expect(mb.findIndex((word, w) => word !== ma[w]), `walk ${walk}, step ${step}`).toBe(-1);
-        const allowed: number[] = [];
-        ma.forEach((word, w) => {
-          for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) allowed.push(w * 32 + bit);
-        });
-        const token = allowed[Math.floor(rand() * allowed.length)]!;
-        expect(a.advance(token)).toBe(true);
-        expect(b.advance(token)).toBe(true);
-      }
-    }
+    await expectSameMasks(built, read);
 
     const other = restoreTokenIndex(vocabularyFromGguf(fs.readFileSync(vocabFile('llama-spm'))), bytes);
     expect('error' in other && other.error).toMatch(/another vocabulary/);
@@ -155,6 +159,47 @@ describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
       expect(third.note).toMatch(/not a prepared token index/);
       // Kept again, whole.
       expect(preparedTokenIndex(vocabularyFromGguf(qwen2), dir).from).toBe('cache');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the tries at once and each class table on first use, from the file it opened, or builds it when that file was cut', async () => {
+    const qwen2 = fs.readFileSync(vocabFile('qwen2'));
+    const bytes = serializeTokenIndex(tokenIndex(vocabularyFromGguf(qwen2)));
+    // What a restore reads before any mask: the tries, not the class tables.
+    let read = 0;
+    const counted = vocabularyFromGguf(qwen2);
+    const restored = restoreTokenIndex(counted, {
+      size: bytes.length,
+      read: (offset, length) => {
+        read += length;
+        return bytes.slice(offset, offset + length);
+      },
+    });
+    if ('error' in restored) expect.fail(restored.error);
+    expect(read / bytes.length).toBeLessThan(0.5);
+    await expectSameMasks(vocabularyFromGguf(qwen2), counted);
+    expect(read).toBeGreaterThan(0.5 * bytes.length);
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wapii-token-index-'));
+    try {
+      const fresh = preparedTokenIndex(vocabularyFromGguf(qwen2), dir);
+      expect(fresh.from).toBe('built');
+      const [file] = fs.readdirSync(dir);
+      const where = path.join(dir, file!);
+      // Replaced by a rename (another process keeping its own): the open file is read on.
+      const replaced = vocabularyFromGguf(qwen2);
+      expect(preparedTokenIndex(replaced, dir).from).toBe('cache');
+      fs.writeFileSync(`${where}.tmp`, 'not an index');
+      fs.renameSync(`${where}.tmp`, where);
+      await expectSameMasks(vocabularyFromGguf(qwen2), replaced);
+      // Cut short in place, after the tries: the class tables are built from them instead.
+      fs.writeFileSync(where, bytes);
+      const cut = vocabularyFromGguf(qwen2);
+      expect(preparedTokenIndex(cut, dir).from).toBe('cache');
+      fs.truncateSync(where, Math.floor(bytes.length * 0.6));
+      await expectSameMasks(vocabularyFromGguf(qwen2), cut);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -191,7 +191,16 @@ interface TextTrie {
   readonly trie: Trie;
   readonly start: Int32Array;
   readonly text: Int32Array;
-  readonly classes: Map<string, ClassTable>;
+  readonly classes: ClassTables;
+}
+
+/**
+ * Every character class's tables in a TextTrie, in allClasses' order: a Map when the index was
+ * built; read from the file on first use when it was restored (see restoreTokenIndex).
+ */
+interface ClassTables {
+  get(key: string): ClassTable | undefined;
+  entries(): IterableIterator<[string, ClassTable]>;
 }
 
 export interface TokenIndex {
@@ -315,9 +324,10 @@ function textTrie(entries: { readonly source: Int32Array; readonly from: Int32Ar
     // A copy by hand: a view per token was 150,000 young objects.
     for (let from = used.from[k]!, to = used.to[k]!, at = start[i]!; from < to; ) text[at++] = used.source[from++]!;
   }
-  const tt: TextTrie = { trie, start, text, classes: new Map() };
+  const tables = new Map<string, ClassTable>();
+  const tt: TextTrie = { trie, start, text, classes: tables };
   const lasts = lastExits(tt, exits);
-  classes.forEach((cls, c) => tt.classes.set(cls.key, classTable(tt, cls, exits[c]!, lasts[c]!, words)));
+  classes.forEach((cls, c) => tables.set(cls.key, classTable(tt, cls, exits[c]!, lasts[c]!, words)));
   return tt;
 }
 
@@ -906,7 +916,13 @@ export function tokenIndexKey(vocabulary: Vocabulary): string {
   hash.update(`wapii token index ${INDEX_FORMAT}\0${vocabulary.text.length}\0${vocabulary.eos.join(',')}\0`);
   hash.update(data);
   hash.update(new Uint8Array(start.buffer, start.byteOffset, start.byteLength));
-  hash.update(Uint8Array.from(vocabulary.text, (t) => (t === null ? 0 : t === '' ? 2 : 1)));
+  // A plain loop: Uint8Array.from with a map function took 27-69 ms for qwen2's 151,936 texts.
+  const kinds = new Uint8Array(vocabulary.text.length);
+  for (let i = 0; i < kinds.length; i++) {
+    const t = vocabulary.text[i];
+    kinds[i] = t === null ? 0 : t === '' ? 2 : 1;
+  }
+  hash.update(kinds);
   for (const cls of allClasses()) hash.update(`\0${cls.key}\0${cls.stable}\0${cls.probe ?? ''}\0${cls.exits.toString()}`);
   return hash.digest('hex');
 }
@@ -923,7 +939,7 @@ function storedArrays(index: TokenIndex): Map<string, Stored> {
     trie(name, tt.trie);
     arrays.set(`${name}.start`, tt.start);
     arrays.set(`${name}.text`, tt.text);
-    for (const [key, table] of tt.classes) {
+    for (const [key, table] of tt.classes.entries()) {
       const at = `${name}/${key}`;
       arrays.set(`${at}.exits`, table.exits);
       arrays.set(`${at}.last`, table.last);
@@ -941,7 +957,7 @@ function storedArrays(index: TokenIndex): Map<string, Stored> {
 export function serializeTokenIndex(index: TokenIndex): Uint8Array {
   const arrays = storedArrays(index);
   const others: Record<string, number> = {};
-  for (const [name, tt] of [['all', index.all], ['wsRests', index.wsRests]] as const) for (const [key, table] of tt.classes) others[`${name}/${key}`] = table.root.others;
+  for (const [name, tt] of [['all', index.all], ['wsRests', index.wsRests]] as const) for (const [key, table] of tt.classes.entries()) others[`${name}/${key}`] = table.root.others;
   let offset = 0;
   const placed: StoredHeader['arrays'][number][] = [];
   for (const [name, a] of arrays) {
@@ -964,47 +980,114 @@ export function serializeTokenIndex(index: TokenIndex): Uint8Array {
 }
 
 /**
- * The index serializeTokenIndex wrote, for this vocabulary, or why it cannot be used (another
- * vocabulary or format, or characters this process numbered otherwise: the tries hold character
- * ids, which are numbered by first sight in a process). The arrays are views of the bytes (read
- * only ever after), and a vocabulary's later masks are the same as from a fresh preparation.
+ * Where a prepared index is read from: its bytes in memory, or a file read piece by piece (see
+ * preparedTokenIndex). `read` answers undefined when the piece is not all there.
  */
-export function restoreTokenIndex(vocabulary: Vocabulary, bytes: Uint8Array, key = tokenIndexKey(vocabulary)): TokenIndex | { readonly error: string } {
+export interface IndexSource {
+  readonly size: number;
+  read(offset: number, length: number): Uint8Array | undefined;
+}
+
+/** Bytes in memory as an IndexSource; a piece at an offset that is not a multiple of 8 is copied (views need aligned offsets). */
+function bytesSource(bytes: Uint8Array): IndexSource {
+  return {
+    size: bytes.length,
+    read: (offset, length) => {
+      if (offset + length > bytes.length) return undefined;
+      const piece = bytes.subarray(offset, offset + length);
+      return piece.byteOffset % 8 === 0 ? piece : piece.slice();
+    },
+  };
+}
+
+/**
+ * The index serializeTokenIndex wrote, for this vocabulary, or why it cannot be used (another
+ * vocabulary or format, a file cut short, or characters this process numbered otherwise: the
+ * tries hold character ids, which are numbered by first sight in a process). The arrays are views
+ * of what was read (read only ever after), and a vocabulary's later masks are the same as from a
+ * fresh preparation.
+ *
+ * Only the tries are read now; each character class's tables (three fifths of qwen2's 55 MB) are
+ * read when a mask first needs that class. Memory a process has not touched yet costs a page
+ * fault per 4 KB on its first write, and reading the whole file into it took 210-240 ms on this
+ * project's 2-core machine (the same read into memory already touched: 5 ms). A class whose
+ * piece cannot be read then (the file was removed or cut) is built from the tries instead.
+ */
+export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | IndexSource, key = tokenIndexKey(vocabulary)): TokenIndex | { readonly error: string } {
   const known = (vocabulary as Indexed)[INDEX];
   if (known) return known;
-  if (bytes.length < 8) return { error: 'the prepared token index is truncated' };
-  // Views need aligned offsets: a Buffer from a pool may start anywhere.
-  const own = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
-  const view = new DataView(own.buffer, own.byteOffset, own.byteLength);
-  if (view.getUint32(0, true) !== MAGIC) return { error: 'not a prepared token index' };
+  const source = from instanceof Uint8Array ? bytesSource(from) : from;
+  const first = source.read(0, Math.min(source.size, 8));
+  if (!first || first.length < 8) return { error: 'the prepared token index is truncated' };
+  const lead = new DataView(first.buffer, first.byteOffset, 8);
+  if (lead.getUint32(0, true) !== MAGIC) return { error: 'not a prepared token index' };
+  const headerLength = lead.getUint32(4, true);
+  const headerBytes = source.read(8, headerLength);
+  if (!headerBytes) return { error: 'the prepared token index is truncated' };
   let header: StoredHeader;
   try {
-    header = JSON.parse(new TextDecoder().decode(own.subarray(8, 8 + view.getUint32(4, true)))) as StoredHeader;
+    header = JSON.parse(new TextDecoder().decode(headerBytes)) as StoredHeader;
   } catch {
     return { error: 'the prepared token index has an unreadable header' };
   }
   if (header.format !== INDEX_FORMAT || header.key !== key) return { error: 'the prepared token index is of another vocabulary or version' };
+  const body = 8 + Math.ceil(headerLength / 8) * 8;
+  const placed = new Map(header.arrays.map((a) => [a.name, a]));
+  for (const a of header.arrays) if (body + a.offset + a.length * KINDS[a.kind].BYTES_PER_ELEMENT > source.size) return { error: 'the prepared token index is truncated' };
   // Its character ids must be this process's: number them in order, and give up where one was numbered otherwise.
   for (let i = 0; i < header.chars.length; i++) if (charId(header.chars[i]!) !== 128 + i) return { error: 'this process numbered characters otherwise than the prepared token index' };
-  const body = 8 + Math.ceil(view.getUint32(4, true) / 8) * 8;
-  const arrays = new Map<string, Stored>();
-  for (const a of header.arrays) {
-    const Kind = KINDS[a.kind];
-    if (body + a.offset + a.length * Kind.BYTES_PER_ELEMENT > own.byteLength) return { error: 'the prepared token index is truncated' };
-    arrays.set(a.name, new Kind(own.buffer as ArrayBuffer, own.byteOffset + body + a.offset, a.length));
-  }
-  const get = <K extends Stored>(name: string): K => arrays.get(name) as K;
-  const trie = (name: string): Trie | undefined => (arrays.has(`${name}.ids`) ? { ids: get(`${name}.ids`), nodes: get(`${name}.nodes`), edges: get(`${name}.edges`) } : undefined);
-  const textTrieOf = (name: string): TextTrie => {
-    const tt: TextTrie = { trie: trie(name)!, start: get(`${name}.start`), text: get(`${name}.text`), classes: new Map() };
-    for (const cls of allClasses()) {
-      const at = `${name}/${cls.key}`;
-      const root: Split = { node: 0, inside: new Int32Array(0), others: header.others[at]!, exiting: trie(`${at}.exiting`), rests: trie(`${at}.rests`) };
-      tt.classes.set(cls.key, { exits: get(`${at}.exits`), last: get(`${at}.last`), root, rootInside: get(`${at}.rootInside`), splits: new Map() });
-    }
-    return tt;
+  /** The named arrays that are there, as views of one read of the span they take in the file. */
+  const readArrays = (names: readonly string[]): Map<string, Stored> | undefined => {
+    const parts = names.map((n) => placed.get(n)).filter((a) => a !== undefined);
+    const lo = Math.min(...parts.map((a) => a.offset));
+    const hi = Math.max(...parts.map((a) => a.offset + a.length * KINDS[a.kind].BYTES_PER_ELEMENT));
+    const span = source.read(body + lo, hi - lo);
+    if (!span) return undefined;
+    return new Map(parts.map((a) => [a.name, new KINDS[a.kind](span.buffer as ArrayBuffer, span.byteOffset + a.offset - lo, a.length)]));
   };
-  const index: TokenIndex = { vocabulary, all: textTrieOf('all'), wsRests: textTrieOf('wsRests'), wsOnly: get('wsOnly'), partial: [...get<Int32Array>('partial')], words: header.words };
+  const trieNames = (name: string): string[] => [`${name}.ids`, `${name}.nodes`, `${name}.edges`];
+  const trieOf = (arrays: Map<string, Stored>, name: string): Trie | undefined =>
+    arrays.has(`${name}.ids`) ? { ids: arrays.get(`${name}.ids`) as Int32Array, nodes: arrays.get(`${name}.nodes`) as Int32Array, edges: arrays.get(`${name}.edges`) as Int32Array } : undefined;
+  const words = header.words;
+  const textTrieOf = (name: string): TextTrie | undefined => {
+    const base = readArrays([...trieNames(name), `${name}.start`, `${name}.text`]);
+    if (!base) return undefined;
+    const tt: TextTrie = { trie: trieOf(base, name)!, start: base.get(`${name}.start`) as Int32Array, text: base.get(`${name}.text`) as Int32Array, classes: new Map() };
+    const classTableOf = (cls: CharClass): ClassTable => {
+      const at = `${name}/${cls.key}`;
+      const arrays = readArrays([`${at}.exits`, `${at}.last`, `${at}.rootInside`, ...trieNames(`${at}.exiting`), ...trieNames(`${at}.rests`)]);
+      if (!arrays) {
+        const exits = exitTable(cls);
+        return classTable(tt, cls, exits, lastExits(tt, [exits])[0]!, words);
+      }
+      const root: Split = { node: 0, inside: new Int32Array(0), others: header.others[at]!, exiting: trieOf(arrays, `${at}.exiting`), rests: trieOf(arrays, `${at}.rests`) };
+      return { exits: arrays.get(`${at}.exits`) as Uint8Array, last: arrays.get(`${at}.last`) as Int16Array, root, rootInside: arrays.get(`${at}.rootInside`) as Uint32Array, splits: new Map() };
+    };
+    return { ...tt, classes: lazyClasses(classTableOf) };
+  };
+  const all = textTrieOf('all');
+  const wsRests = textTrieOf('wsRests');
+  const rest = readArrays(['wsOnly', 'partial']);
+  if (!all || !wsRests || !rest) return { error: 'the prepared token index could not be read' };
+  const index: TokenIndex = { vocabulary, all, wsRests, wsOnly: rest.get('wsOnly') as Int32Array, partial: [...(rest.get('partial') as Int32Array)], words };
   Object.defineProperty(vocabulary, INDEX, { value: index });
   return index;
+}
+
+/** Class tables made on first use, by class key, iterated (all made then) in allClasses' order. */
+function lazyClasses(make: (cls: CharClass) => ClassTable): ClassTables {
+  const made = new Map<string, ClassTable>();
+  const byKey = new Map(allClasses().map((cls) => [cls.key, cls]));
+  const get = (key: string): ClassTable | undefined => {
+    let table = made.get(key);
+    const cls = byKey.get(key);
+    if (!table && cls) made.set(key, (table = make(cls)));
+    return table;
+  };
+  return {
+    get,
+    *entries() {
+      for (const key of byKey.keys()) yield [key, get(key)!];
+    },
+  };
 }
