@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { restoreTokenIndex, serializeTokenIndex, tokenIndex, tokenIndexKey, type IndexSource, type TokenIndex } from './tokens.js';
+import { readAhead, restoreTokenIndex, serializeTokenIndex, tokenIndex, tokenIndexKey, type IndexSource, type TokenIndex } from './tokens.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /** How a vocabulary's token index came to be (see preparedTokenIndex), for a log line. */
@@ -15,8 +15,8 @@ export interface Prepared {
  * A vocabulary's token index read from `dir` when a process kept it there before (a file named
  * by tokenIndexKey: the vocabulary's hash), else prepared and kept there. Preparing qwen2's
  * 151,936 tokens takes a second or more on a 2-core machine, reading back its tries about a
- * tenth of that (its class tables are read as masks first need them); a cache that cannot be
- * read or written only costs the preparation.
+ * tenth of that (its class tables are read after, in the background, or by the first mask that
+ * needs one); a cache that cannot be read or written only costs the preparation.
  */
 export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepared {
   const key = tokenIndexKey(vocabulary);
@@ -28,6 +28,13 @@ export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepare
       const restored = restoreTokenIndex(vocabulary, source, key);
       if (!('error' in restored)) {
         source.keepFor(restored);
+        // The class tables, read ahead a piece per turn of the event loop (unref'd: a command that
+        // is done does not wait for them), then the file closed; a mask that comes first reads its own.
+        const step = (): void => {
+          if (readAhead(restored)) setTimeout(step, 0).unref();
+          else source.close();
+        };
+        setTimeout(step, 0).unref();
         return { index: restored, from: 'cache' };
       }
       source.close();

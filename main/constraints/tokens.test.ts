@@ -6,7 +6,7 @@ import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { seededRandom } from '../../test/support/random.js';
 import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
-import { automatonLimits, ConstraintMatcher, preparedTokenIndex, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
+import { automatonLimits, ConstraintMatcher, preparedTokenIndex, readAhead, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
 
 // A spec object of its own per constraint: each compiles to its own language, with its own automaton.
 async function harbor(): Promise<ApiSpec> {
@@ -164,7 +164,7 @@ describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
     }
   });
 
-  it('reads the tries at once and each class table on first use, from the file it opened, or builds it when that file was cut', async () => {
+  it('reads the tries at once and each class table on first use or read ahead, from the file it opened, or builds it when that file was cut', async () => {
     const qwen2 = fs.readFileSync(vocabFile('qwen2'));
     const bytes = serializeTokenIndex(tokenIndex(vocabularyFromGguf(qwen2)));
     // What a restore reads before any mask: the tries, not the class tables.
@@ -181,6 +181,10 @@ describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
     expect(read / bytes.length).toBeLessThan(0.5);
     await expectSameMasks(vocabularyFromGguf(qwen2), counted);
     expect(read).toBeGreaterThan(0.5 * bytes.length);
+    // Read ahead (as preparedTokenIndex does in the background): every table once, then nothing more.
+    while (readAhead(restored));
+    expect(read).toBeGreaterThan(0.99 * bytes.length);
+    expect(read).toBeLessThanOrEqual(bytes.length);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wapii-token-index-'));
     try {

@@ -201,6 +201,8 @@ interface TextTrie {
 interface ClassTables {
   get(key: string): ClassTable | undefined;
   entries(): IterableIterator<[string, ClassTable]>;
+  /** Reads one table not read yet, false when none is left (restored indexes: see readAhead). */
+  readAhead?(): boolean;
 }
 
 export interface TokenIndex {
@@ -1089,5 +1091,22 @@ function lazyClasses(make: (cls: CharClass) => ClassTable): ClassTables {
     *entries() {
       for (const key of byKey.keys()) yield [key, get(key)!];
     },
+    readAhead() {
+      for (const key of byKey.keys()) {
+        if (made.has(key)) continue;
+        get(key);
+        return true;
+      }
+      return false;
+    },
   };
+}
+
+/**
+ * Reads one class table that a restored index has not read yet (a few ms), so a caller can read
+ * them all ahead, a piece per turn of the event loop, before masks need them; false when every
+ * one is read (or the index was built, not restored).
+ */
+export function readAhead(index: TokenIndex): boolean {
+  return (index.all.classes.readAhead?.() ?? false) || (index.wsRests.classes.readAhead?.() ?? false);
 }
