@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { seededRandom } from '../../test/support/random.js';
-import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
+import { allowedTokens, hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
 import { automatonLimits, ConstraintMatcher, preparedTokenIndex, readAhead, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
 
 // A spec object of its own per constraint: each compiles to its own language, with its own automaton.
@@ -45,10 +45,7 @@ describe.runIf(hasVocabBundle)('the token masks\' automaton', () => {
         const differs = mask.findIndex((word, w) => word !== expected[w]);
         expect(differs, `walk ${walk}, step ${step}`).toBe(-1);
         masks++;
-        const allowed: number[] = [];
-        mask.forEach((word, w) => {
-          for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) allowed.push(w * 32 + bit);
-        });
+        const allowed = allowedTokens(mask);
         const token = allowed[Math.floor(rand() * allowed.length)]!;
         expect(small.advance(token)).toBe(true);
         expect(reference.advance(token)).toBe(true);
@@ -113,10 +110,7 @@ async function expectSameMasks(x: Vocabulary, y: Vocabulary): Promise<void> {
     for (let step = 0; step < 30 && !a.state.isComplete(); step++) {
       const [ma, mb] = [a.mask(), b.mask()];
       expect(mb.findIndex((word, w) => word !== ma[w]), `walk ${walk}, step ${step}`).toBe(-1);
-      const allowed: number[] = [];
-      ma.forEach((word, w) => {
-        for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) allowed.push(w * 32 + bit);
-      });
+      const allowed = allowedTokens(ma);
       const token = allowed[Math.floor(rand() * allowed.length)]!;
       expect(a.advance(token)).toBe(true);
       expect(b.advance(token)).toBe(true);

@@ -6,16 +6,8 @@ import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram } from '../../main/prompt/index.js';
 import { hasWapiiBench } from '../support/paths.js';
 import { seededRandom } from '../support/random.js';
-import { hasVocabBundle, vocabFile } from '../support/vocab.js';
+import { allowedTokens, hasVocabBundle, vocabFile } from '../support/vocab.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
-
-const allowedTokens = (mask: Uint32Array): number[] => {
-  const ids: number[] = [];
-  mask.forEach((word, w) => {
-    for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) ids.push(w * 32 + bit);
-  });
-  return ids;
-};
 
 const DECLARATIONS = 'const token = process.env.API_TOKEN, userId = 42;\nconst ids = [1, 2];\n';
 
