@@ -1054,7 +1054,8 @@ export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | Ind
   const textTrieOf = (name: string): TextTrie | undefined => {
     const base = readArrays([...trieNames(name), `${name}.start`, `${name}.text`]);
     if (!base) return undefined;
-    const tt: TextTrie = { trie: trieOf(base, name)!, start: base.get(`${name}.start`) as Int32Array, text: base.get(`${name}.text`) as Int32Array, classes: new Map() };
+    // Its class tables come on first use (classTableOf, below, reads them; tt is made by then).
+    const tt: TextTrie = { trie: trieOf(base, name)!, start: base.get(`${name}.start`) as Int32Array, text: base.get(`${name}.text`) as Int32Array, classes: lazyClasses((cls) => classTableOf(cls)) };
     const classTableOf = (cls: CharClass): ClassTable => {
       const at = `${name}/${cls.key}`;
       const arrays = readArrays([`${at}.exits`, `${at}.last`, `${at}.rootInside`, ...trieNames(`${at}.exiting`), ...trieNames(`${at}.rests`)]);
@@ -1065,7 +1066,7 @@ export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | Ind
       const root: Split = { node: 0, inside: new Int32Array(0), others: header.others[at]!, exiting: trieOf(arrays, `${at}.exiting`), rests: trieOf(arrays, `${at}.rests`) };
       return { exits: arrays.get(`${at}.exits`) as Uint8Array, last: arrays.get(`${at}.last`) as Int16Array, root, rootInside: arrays.get(`${at}.rootInside`) as Uint32Array, splits: new Map() };
     };
-    return { ...tt, classes: lazyClasses(classTableOf) };
+    return tt;
   };
   const all = textTrieOf('all');
   const wsRests = textTrieOf('wsRests');
