@@ -169,8 +169,12 @@ const BODY_METHODS = new Set(['put', 'post', 'patch']);
  */
 function securedBy(spec: ApiSpec, endpoint: Endpoint): readonly SecurityScheme[] {
   if (endpoint.security.length > 0) return spec.securitySchemes;
-  return spec.endpoints.some((e) => e.security.length > 0) ? [] : spec.securitySchemes;
+  let applies = appliesSecurity.get(spec);
+  if (applies === undefined) appliesSecurity.set(spec, (applies = spec.endpoints.some((e) => e.security.length > 0)));
+  return applies ? [] : spec.securitySchemes;
 }
+/** Per spec, whether any operation applies security: asked once, not once per endpoint (thousands in a large spec). */
+const appliesSecurity = new WeakMap<ApiSpec, boolean>();
 
 export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleCompiler): EndpointRules {
   const headerEntries: [string, ValueRule, boolean][] = [];
