@@ -208,10 +208,20 @@ export const NO_NAMES = scopeOf([]);
 export const IDENTIFIER_NAME = /^[A-Za-z_$][\w$]*$/;
 export const QUOTES = new Set(["'", '"', '`']);
 
+/**
+ * Where stepStack puts its stacks: the first `count` of `stacks`. A matcher reuses one (see
+ * ConstraintMatcher.push), and starting over sets `count` to 0, not the array's length, which
+ * would give up its memory.
+ */
+export interface Steps {
+  readonly stacks: Stack[];
+  count: number;
+}
+
 /** Feeds one character to a stack: the top frame's own steps, plus its parent's when it may end here. */
-export function stepStack(stack: Stack, c: string, out: Stack[]): void {
+export function stepStack(stack: Stack, c: string, out: Steps): void {
   if (!stack) return;
-  for (const next of stack.frame.step(c, stack.parent)) out.push(next);
+  for (const next of stack.frame.step(c, stack.parent)) out.stacks[out.count++] = next;
   if (stack.frame.canEnd() && !stack.frame.keeps?.(c)) stepStack(stack.parent, c, out);
 }
 

@@ -1,5 +1,5 @@
 import type { ApiSpec } from '../openapi/index.js';
-import { push, scopeOf, stackCompletion, stackId, stepStack, type AsciiSet, type CharClass, type Stack } from './frames.js';
+import { push, scopeOf, stackCompletion, stackId, stepStack, type AsciiSet, type CharClass, type Stack, type Steps } from './frames.js';
 import { CompiledSpec, FreeFrame } from './invocation.js';
 import type { Setup } from '../api/setup.js';
 import { namesInScope } from './scope.js';
@@ -21,6 +21,9 @@ export function compileConstraints(spec: ApiSpec, names: readonly string[] = [])
   if (!compiled) bySpec.set(scope.key, (compiled = new CompiledSpec(spec, scope, bySpec.values().next().value)));
   return compiled;
 }
+
+/** Where ConstraintMatcher.push collects a character's steps (see there); undefined while in use. */
+let stepScratch: Steps | undefined = { stacks: [], count: 0 };
 
 /** Identifies a matcher's state within its language: its stack's number, or (several threads) their numbers. */
 export type StateKey = number | string;
@@ -82,23 +85,48 @@ export class ConstraintMatcher {
 
   /** Tries one character; on success the matcher advances, on failure it stays as it was. */
   push(c: string): boolean {
-    const next: Stack[] = [];
-    for (const t of this.threads) stepStack(t, c, next);
-    if (next.length === 0) return false;
-    if (next.length === 1) {
-      this.threads = next;
-      this.consumed++;
-      return true;
-    }
-    const seen = new Set<number>();
-    this.threads = next.filter((t) => {
-      const id = stackId(t, this.language.stacks);
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
+    const threads = this.step(c);
+    if (!threads) return false;
+    this.threads = threads;
     this.consumed++;
     return true;
+  }
+
+  /**
+   * The matcher after one more character, or undefined when it cannot follow; this one is left as
+   * it was. For the token mask, which tries characters from states it keeps: a refused character
+   * costs no copy.
+   */
+  after(c: string): ConstraintMatcher | undefined {
+    const threads = this.step(c);
+    return threads && new ConstraintMatcher(threads, this.consumed + 1, this.language);
+  }
+
+  /** The threads after one more character, undefined when none. */
+  private step(c: string): Stack[] | undefined {
+    // The steps go into a scratch array, and a state keeps an array of its own size: a fresh `[]`
+    // per character was the largest allocation of a first-time mask (its first push reserves 17
+    // places), and every state the mask keeps held one. Taken while in use, in case a step feeds
+    // another matcher.
+    const steps = stepScratch ?? { stacks: [], count: 0 };
+    stepScratch = undefined;
+    steps.count = 0;
+    for (const t of this.threads) stepStack(t, c, steps);
+    const { stacks, count } = steps;
+    let threads: Stack[] | undefined;
+    if (count === 1) threads = [stacks[0]!];
+    else if (count > 1) {
+      const seen = new Set<number>();
+      threads = [];
+      for (let i = 0; i < count; i++) {
+        const id = stackId(stacks[i]!, this.language.stacks);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        threads.push(stacks[i]!);
+      }
+    }
+    stepScratch = steps;
+    return threads;
   }
 
   /** Feeds text; stops at the first character after which no legal continuation exists. */
@@ -194,13 +222,14 @@ export class ConstraintMatcher {
 
   /**
    * The ASCII characters `push` may accept next, or a superset (see Frame.nextAscii); undefined
-   * when some frame does not say, so any may follow. Read only: it may be a frame's own set.
+   * when some frame does not say, so any may follow. Read only: it may be a frame's own set, or
+   * `into` (cleared first) when given, which a caller that keeps few of them passes to allocate none.
    */
-  nextAscii(): AsciiSet | undefined {
+  nextAscii(into?: AsciiSet): AsciiSet | undefined {
     // One frame that cannot end answers alone (most states): its own set, not a copy.
     const top = this.alone();
     if (top) return top.frame.nextAscii?.();
-    const bits = new Uint32Array(4);
+    const bits = into?.fill(0) ?? new Uint32Array(4);
     for (const thread of this.threads) {
       for (let s = thread; s; s = s.parent) {
         const own = s.frame.nextAscii?.();

@@ -227,6 +227,8 @@ const INDEX = Symbol('token index');
 type Indexed = Vocabulary & { [INDEX]?: TokenIndex };
 /** The whitespace the matcher skips (see isWs in frames.ts), as character ids. */
 const WHITESPACE = [32, 9, 10, 13];
+/** Where a state's first characters are put when they are not a frame's own set (see sharedAscii). */
+const asciiScratch: AsciiSet = new Uint32Array(4);
 /** Every ASCII character: a state whose frames do not say what may follow. */
 const ALL_ASCII: AsciiSet = new Uint32Array([-1, -1, -1, -1]);
 const isWhitespace = (ch: number): boolean => ch === 32 || ch === 9 || ch === 10 || ch === 13;
@@ -533,7 +535,8 @@ export interface Automaton {
    * collection to trace and move.
    */
   literals: Map<string, Literals>;
-  asciiSets: Map<string, AsciiSet>;
+  /** By a hash of their four words (see sharedAscii). */
+  asciiSets: Map<number, AsciiSet[]>;
 }
 /**
  * Sized for every state at once, and for the walk that passes the limit (the drop comes between
@@ -725,14 +728,19 @@ export class TokenConstraint {
     return row + 1;
   }
 
-  /** The automaton's one copy of an ASCII set (see Automaton.asciiSets). */
+  /**
+   * The automaton's one copy of an ASCII set (see Automaton.asciiSets), looked up by a hash of its
+   * words: a text key per state was a tenth of what a first-time mask allocated.
+   */
   private sharedAscii(set: AsciiSet): AsciiSet {
     const sets = this.automaton.asciiSets;
-    const key = `${set[0]},${set[1]},${set[2]},${set[3]}`;
-    const found = sets.get(key);
-    if (found) return found;
-    sets.set(key, set);
-    return set;
+    const hash = Math.imul(Math.imul(Math.imul(set[0]!, 31) + set[1]!, 31) + set[2]!, 31) + set[3]!;
+    const bucket = sets.get(hash);
+    if (bucket) for (const known of bucket) if (known[0] === set[0] && known[1] === set[1] && known[2] === set[2] && known[3] === set[3]) return known;
+    const own = set === asciiScratch ? set.slice() : set;
+    if (bucket) bucket.push(own);
+    else sets.set(hash, [own]);
+    return own;
   }
 
   /** The state after one more character (by id), or undefined when it cannot follow. */
@@ -740,14 +748,14 @@ export class TokenConstraint {
     const automaton = this.automaton;
     let to = ch < 128 ? automaton.ascii[state.row * 128 + ch]! : (state.other?.get(ch) ?? 0);
     if (to === 0 && ch < 128) {
-      const firsts = (state.firsts ??= this.sharedAscii(state.matcher.nextAscii() ?? ALL_ASCII));
+      const firsts = (state.firsts ??= this.sharedAscii(state.matcher.nextAscii(asciiScratch) ?? ALL_ASCII));
       if (!(firsts[ch >>> 5]! & (1 << (ch & 31)))) automaton.ascii[state.row * 128 + ch] = to = -1;
     }
     if (to === 0) {
       if (state.jump && !state.jump.exits(charTexts[ch]!)) to = state.jump.to;
       else {
-        const matcher = state.matcher.clone();
-        to = matcher.push(charTexts[ch]!) ? this.intern(matcher) : -1;
+        const after = state.matcher.after(charTexts[ch]!);
+        to = after ? this.intern(after) : -1;
       }
       // After intern, which may have grown the table.
       if (ch < 128) automaton.ascii[state.row * 128 + ch] = to;
@@ -820,8 +828,19 @@ export class TokenConstraint {
       if (met) continue;
       const child = childOf(trie, n, ch);
       if (child < 0) continue;
-      const along = group.filter((i) => chars[i]![pos] === ch);
-      const whole = along.find((i) => chars[i]!.length === pos + 1);
+      // Loops, not filter and find: a literal walked alone (a key, a name) allocates nothing per character.
+      let along = group;
+      if (group.length > 1) {
+        const picked: number[] = [];
+        for (const i of group) if (chars[i]![pos] === ch) picked.push(i);
+        along = picked;
+      }
+      let whole: number | undefined;
+      for (const i of along) {
+        if (chars[i]!.length !== pos + 1) continue;
+        whole = i;
+        break;
+      }
       if (whole === undefined) {
         allowOwn(trie, child, mask);
         this.walkLiterals(trie, child, state, along, pos + 1, mask, tt);
