@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { allClasses, type AsciiSet, type CharClass } from './frames.js';
 import type { ConstraintMatcher, StateKey } from './matcher.js';
+import { StateTable } from './stateTable.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /**
@@ -526,7 +527,8 @@ export const automatonLimits = { max: 40_000 };
  */
 export interface Automaton {
   readonly max: number;
-  known: Map<StateKey, number>;
+  /** The index (+1) in `states` of each state, by its key. */
+  readonly known: StateTable;
   states: Known[];
   ascii: Int32Array;
   /**
@@ -553,11 +555,13 @@ const WALK_SLACK = 4096;
 let prefaultBudget = 256 << 20;
 function emptyAutomaton(max = automatonLimits.max): Automaton {
   const ascii = new Int32Array(128 * (max + WALK_SLACK));
-  if (ascii.byteLength <= prefaultBudget) {
-    prefaultBudget -= ascii.byteLength;
+  const known = new StateTable(max + WALK_SLACK);
+  if (ascii.byteLength + known.byteLength <= prefaultBudget) {
+    prefaultBudget -= ascii.byteLength + known.byteLength;
     for (let at = 0; at < ascii.length; at += 1024) ascii[at] = 0;
+    known.touch();
   }
-  return { max, known: new Map(), states: [], ascii, literals: new Map(), asciiSets: new Map() };
+  return { max, known, states: [], ascii, literals: new Map(), asciiSets: new Map() };
 }
 
 /**
@@ -673,7 +677,7 @@ export class TokenConstraint {
       // The same table, cleared where it was written: its pages are in already.
       const automaton = this.automaton;
       automaton.ascii.fill(0, 0, automaton.states.length * 128);
-      automaton.known = new Map();
+      automaton.known.clear();
       automaton.states = [];
       automaton.literals = new Map();
       automaton.asciiSets = new Map();
