@@ -531,7 +531,12 @@ export interface Automaton {
   readonly max: number;
   /** The index (+1) in `states` of each state, by its key. */
   readonly known: StateTable;
+  /**
+   * Its states, the first `size` of it, made at full length (see emptyAutomaton): pushing grew it
+   * by copies of up to 400 KB inside first-time masks, each a hundred page faults on fresh memory.
+   */
   states: Known[];
+  size: number;
   ascii: Int32Array;
   /**
    * The distinct literal lists and ASCII sets its states have, each kept once: one per state
@@ -563,7 +568,7 @@ function emptyAutomaton(max = automatonLimits.max): Automaton {
     for (let at = 0; at < ascii.length; at += 1024) ascii[at] = 0;
     known.touch();
   }
-  return { max, known, states: [], ascii, literals: new Map(), asciiSets: new Map() };
+  return { max, known, states: new Array<Known>(max + WALK_SLACK), size: 0, ascii, literals: new Map(), asciiSets: new Map() };
 }
 
 /**
@@ -606,7 +611,7 @@ export class TokenConstraint {
 
   /** States the language's automaton holds now (see automatonLimits). */
   get statesHeld(): number {
-    return this.automaton.states.length;
+    return this.automaton.size;
   }
 
   /** True when the current state's mask is memoised. */
@@ -677,12 +682,13 @@ export class TokenConstraint {
     }
     const mask = this.newMask();
     // Dropped between walks only (walks are synchronous): a walk holds indexes into `states`.
-    if (this.automaton.states.length > this.automaton.max) {
+    if (this.automaton.size > this.automaton.max) {
       // The same table, cleared where it was written: its pages are in already.
       const automaton = this.automaton;
-      automaton.ascii.fill(0, 0, automaton.states.length * 128);
+      automaton.ascii.fill(0, 0, automaton.size * 128);
       automaton.known.clear();
-      automaton.states = [];
+      automaton.states = new Array<Known>(automaton.max + WALK_SLACK);
+      automaton.size = 0;
       automaton.literals = new Map();
       automaton.asciiSets = new Map();
       this.matcher.language.stacks.renew();
@@ -741,14 +747,14 @@ export class TokenConstraint {
     const escape = loop ? undefined : matcher.jump();
     // Before this state's row is taken: the target is interned first.
     const jump = loop ? undefined : escape && { exits: escape.exits, to: this.intern(escape.to) };
-    const row = automaton.states.length;
+    const row = automaton.size++;
     // A walk may pass the limit (the automaton is dropped between walks only).
     if ((row + 1) * 128 > automaton.ascii.length) {
       const grown = new Int32Array(automaton.ascii.length * 2);
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states.push({ row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined });
+    automaton.states[row] = { row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined };
     automaton.known.set(key, row + 1);
     return row + 1;
   }
