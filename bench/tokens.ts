@@ -35,6 +35,12 @@ export interface RangeResult {
   readonly nativeCheck: number[];
   readonly nativeMask: number[];
   readonly firstSight: number[];
+  /**
+   * The process's page faults while each first-time mask ran (beside firstSight), read just
+   * outside its timing: on the 2-core machine a fault on fresh memory costs about 17 µs, and the
+   * masks that take one are most of the median.
+   */
+  readonly firstFaults: number[];
   readonly xgAll: number[];
   readonly xgAtFirst: number[];
   /** Each first-time mask: µs, where, and the collections that overlapped it ('' for none). */
@@ -122,7 +128,7 @@ interface ApiWalk {
  */
 export async function measureRange(context: TokenBenchContext, from: number, to: number, nativeMasks: number): Promise<RangeResult> {
   const { vocabulary, native, xgCompiler } = context;
-  const r: RangeResult = { tokens: 0, xgCompileMs: {}, check: [], memoised: [], nativeCheck: [], nativeMask: [], firstSight: [], xgAll: [], xgAtFirst: [], firstSpans: [], gcKinds: {}, hashes: [], diff: { positions: 0, same: 0, kinds: [], refusals: [] } };
+  const r: RangeResult = { tokens: 0, xgCompileMs: {}, check: [], memoised: [], nativeCheck: [], nativeMask: [], firstSight: [], firstFaults: [], xgAll: [], xgAtFirst: [], firstSpans: [], gcKinds: {}, hashes: [], diff: { positions: 0, same: 0, kinds: [], refusals: [] } };
   const walks = new Map<string, ApiWalk>();
   const walkOf = async (api: string): Promise<ApiWalk> => {
     const known = walks.get(api);
@@ -184,9 +190,11 @@ export async function measureRange(context: TokenBenchContext, from: number, to:
         xgUs = (performance.now() - t) * 1000;
       };
       if (tokens % 2 === 1) await timeXg();
+      const faults = process.resourceUsage().minorPageFault;
       t0 = performance.now();
       const mask = constraint.mask();
       const t1 = performance.now();
+      if (!seen) r.firstFaults.push(process.resourceUsage().minorPageFault - faults);
       if (tokens % 2 === 0) await timeXg();
       (seen ? r.memoised : r.firstSight).push((t1 - t0) * 1000);
       r.xgAll.push(xgUs);
@@ -367,6 +375,12 @@ export async function benchTokenConstraints(
   }
   const [ours, theirs] = [percentiles(firstSight), percentiles(xgAll)];
   console.log(`\nOurs (first-time) / XGrammar (every position): p50 ${fmt(ours.p50 / theirs.p50, 3)}x, p99 ${fmt(ours.p99 / theirs.p99, 4)}x, max ${fmt(ours.max / theirs.max, 4)}x (targets <= 0.5, 0.01, 0.1).`);
+  const firstFaults = all((r) => r.firstFaults);
+  const faulted = firstSight.filter((_, i) => firstFaults[i]! > 0);
+  const clean = firstSight.filter((_, i) => firstFaults[i] === 0);
+  console.log(
+    `\nPage faults of this process inside our first-time masks: ${firstFaults.reduce((a, b) => a + b, 0)}, in ${faulted.length} of ${firstSight.length} masks (their p50 ${fmt(percentiles(faulted).p50, 1)} µs; the others' ${fmt(percentiles(clean).p50, 1)} µs).`,
+  );
   const spans = results.flatMap((r) => r.firstSpans);
   const withGc = spans.filter((m) => m.gc !== '');
   const withoutGc = spans.filter((m) => m.gc === '').sort((a, b) => b.us - a.us);
