@@ -222,6 +222,10 @@ export async function measureRange(context: TokenBenchContext, from: number, to:
       native.accept(state, token);
       written += vocabulary.text[token] ?? '';
       tokens++;
+      // One turn of the event loop per position, as a generation has (each token's evaluation
+      // comes back from llama.cpp's thread through it): the collector's tasks run there, outside
+      // any timing, where a loop that never yields has them finish inside whichever mask is running.
+      if (process.env['WAPII_BENCH_NO_TURN'] !== '1') await new Promise<void>((resolve) => setImmediate(resolve));
     }
     r.hashes.push([n, hash.digest('hex')]);
   }
