@@ -727,7 +727,7 @@ export class TokenConstraint {
    * each reset (between generations), so that a first-time mask does not pay for it: fresh memory
    * costs a page fault per 4 KB on its first write, and a mask's 19 KB on qwen2 took up to five,
    * about 17 µs each on this project's 2-core machine. Over a subset of the token bench whose
-   * first-time masks were all on fresh memory, their median went from 205-213 µs to 126 µs.
+   * first-time masks were all on fresh memory, their median went from 205-213 µs to 137-147 µs.
    */
   private readyMasks(): void {
     const words = this.index.words;
