@@ -158,7 +158,7 @@ describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
     }
   });
 
-  it('reads the tries at once and each class table on first use or read ahead, from the file it opened, or builds it when that file was cut', async () => {
+  it('reads the tries at once, and the texts and each class table on first use or read ahead, from the file it opened, or makes them when that file was cut', async () => {
     const qwen2 = fs.readFileSync(vocabFile('qwen2'));
     const bytes = serializeTokenIndex(tokenIndex(vocabularyFromGguf(qwen2)));
     // What a restore reads before any mask: the tries, not the class tables.
@@ -179,6 +179,15 @@ describe.runIf(hasVocabBundle)('a prepared token index kept on disk', () => {
     while (readAhead(restored));
     expect(read).toBeGreaterThan(0.99 * bytes.length);
     expect(read).toBeLessThanOrEqual(bytes.length);
+
+    // A source that stops answering once the tries are read: the texts and the class tables are made from the vocabulary and the tries.
+    let answering = true;
+    const unanswered = vocabularyFromGguf(qwen2);
+    const gone = restoreTokenIndex(unanswered, { size: bytes.length, read: (offset, length) => (answering ? bytes.slice(offset, offset + length) : undefined) });
+    if ('error' in gone) expect.fail(gone.error);
+    answering = false;
+    await expectSameMasks(vocabularyFromGguf(qwen2), unanswered);
+    expect(Buffer.compare(Buffer.from(serializeTokenIndex(gone)), Buffer.from(bytes))).toBe(0);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wapii-token-index-'));
     try {

@@ -184,15 +184,23 @@ interface Split {
   rests: Trie | undefined;
 }
 
+/** Each token's text in a trie's order, as character ids: token i's is `text[start[i] .. start[i + 1])`. */
+interface TokenTexts {
+  readonly start: Int32Array;
+  readonly text: Int32Array;
+}
+
 /**
- * A trie with what the mask needs beside it: each token's text in the trie's order (as
- * character ids, `text[start[i] .. start[i + 1])`) and the tables of every character class.
+ * A trie with what the mask needs beside it: its tokens' texts (only splits below the root and
+ * class tables built from scratch read them, so a restored index reads them on first use) and
+ * the tables of every character class.
  */
 interface TextTrie {
   readonly trie: Trie;
-  readonly start: Int32Array;
-  readonly text: Int32Array;
+  texts(): TokenTexts;
   readonly classes: ClassTables;
+  /** Reads one piece not read yet, its texts first, false when none is left (restored indexes: see readAhead). */
+  readAhead?(): boolean;
 }
 
 /**
@@ -202,8 +210,6 @@ interface TextTrie {
 interface ClassTables {
   get(key: string): ClassTable | undefined;
   entries(): IterableIterator<[string, ClassTable]>;
-  /** Reads one table not read yet, false when none is left (restored indexes: see readAhead). */
-  readAhead?(): boolean;
 }
 
 export interface TokenIndex {
@@ -262,12 +268,7 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
       continue;
     }
     const begin = length;
-    for (let u = 0; u < text.length; u++) {
-      const code = text.charCodeAt(u);
-      if (code < 128) source[length++] = code;
-      else if (code >= 0xd800 && code < 0xdc00 && u + 1 < text.length && (text.charCodeAt(u + 1) & 0xfc00) === 0xdc00) source[length++] = charId(text.slice(u, ++u + 1));
-      else source[length++] = bmpCharId(code);
-    }
+    length = writeCharIds(text, source, length);
     all.from[all.count] = begin;
     all.to[all.count] = length;
     all.ids[all.count++] = id;
@@ -287,6 +288,42 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   index = { vocabulary, all: textTrie(all, classes, exits, words), wsRests: textTrie(wsRests, classes, exits, words), wsOnly: Int32Array.from(wsOnly), partial, words };
   Object.defineProperty(vocabulary, INDEX, { value: index });
   return index;
+}
+
+/** Writes a text's characters (code points) as ids into `out` from `at`; returns where they end. */
+function writeCharIds(text: string, out: Int32Array, at: number): number {
+  for (let u = 0; u < text.length; u++) {
+    const code = text.charCodeAt(u);
+    if (code < 128) out[at++] = code;
+    else if (code >= 0xd800 && code < 0xdc00 && u + 1 < text.length && (text.charCodeAt(u + 1) & 0xfc00) === 0xdc00) out[at++] = charId(text.slice(u, ++u + 1));
+    else out[at++] = bmpCharId(code);
+  }
+  return at;
+}
+
+/**
+ * A trie's texts made again from the vocabulary (for a restored index whose file can no longer
+ * be read): each token's text in the trie's order, from its first character that is not
+ * whitespace when `afterWhitespace` (see TokenIndex.wsRests).
+ */
+function textsFromVocabulary(vocabulary: Vocabulary, ids: Int32Array, afterWhitespace: boolean): TokenTexts {
+  let units = 0;
+  for (const id of ids) units += vocabulary.text[id]!.length;
+  const start = new Int32Array(ids.length + 1);
+  const text = new Int32Array(units);
+  let length = 0;
+  for (let i = 0; i < ids.length; i++) {
+    let begin = length;
+    length = writeCharIds(vocabulary.text[ids[i]!]!, text, length);
+    if (afterWhitespace) while (begin < length && isWhitespace(text[begin]!)) begin++;
+    // The leading whitespace written over by what follows it.
+    if (begin > start[i]!) {
+      text.copyWithin(start[i]!, begin, length);
+      length -= begin - start[i]!;
+    }
+    start[i + 1] = length;
+  }
+  return { start, text: text.slice(0, length) };
 }
 
 /** Ids of BMP characters beyond ASCII (0: not numbered yet), mirroring charIds: a map lookup per character was a tenth of the preparation. */
@@ -330,7 +367,8 @@ function textTrie(entries: { readonly source: Int32Array; readonly from: Int32Ar
     for (let from = used.from[k]!, to = used.to[k]!, at = start[i]!; from < to; ) text[at++] = used.source[from++]!;
   }
   const tables = new Map<string, ClassTable>();
-  const tt: TextTrie = { trie, start, text, classes: tables };
+  const texts = { start, text };
+  const tt: TextTrie = { trie, texts: () => texts, classes: tables };
   const lasts = lastExits(tt, exits);
   classes.forEach((cls, c) => tables.set(cls.key, classTable(tt, cls, exits[c]!, lasts[c]!, words)));
   return tt;
@@ -342,7 +380,7 @@ function textTrie(entries: { readonly source: Int32Array; readonly from: Int32Ar
  * each text read from its end until every class has its answer.
  */
 function lastExits(tt: TextTrie, exits: readonly Uint8Array[]): Int16Array[] {
-  const { start, text } = tt;
+  const { start, text } = tt.texts();
   const tokens = start.length - 1;
   const lasts = exits.map(() => new Int16Array(tokens).fill(-1));
   for (let group = 0; group < exits.length; group += 31) {
@@ -402,7 +440,8 @@ function splitOf(tt: TextTrie, last: Int16Array, n: number): Split {
 /** The others of a split by their texts from their first exit below the node on. */
 function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   if (split.exiting) return split.exiting;
-  const { trie, start, text } = tt;
+  const { trie } = tt;
+  const { start, text } = tt.texts();
   const n = split.node;
   const d = trie.nodes[n + DEPTH]!;
   const entries = { source: text, from: [] as number[], to: [] as number[], ids: [] as number[] };
@@ -422,7 +461,8 @@ function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
 /** The others of a split by their texts from the node on. */
 function restsOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   if (split.rests) return split.rests;
-  const { trie, start, text } = tt;
+  const { trie } = tt;
+  const { start, text } = tt.texts();
   const n = split.node;
   const d = trie.nodes[n + DEPTH]!;
   const entries = { source: text, from: [] as number[], to: [] as number[], ids: [] as number[] };
@@ -993,8 +1033,8 @@ function storedArrays(index: TokenIndex): Map<string, Stored> {
   };
   for (const [name, tt] of [['all', index.all], ['wsRests', index.wsRests]] as const) {
     trie(name, tt.trie);
-    arrays.set(`${name}.start`, tt.start);
-    arrays.set(`${name}.text`, tt.text);
+    arrays.set(`${name}.start`, tt.texts().start);
+    arrays.set(`${name}.text`, tt.texts().text);
     for (const [key, table] of tt.classes.entries()) {
       const at = `${name}/${key}`;
       arrays.set(`${at}.exits`, table.exits);
@@ -1063,11 +1103,13 @@ function bytesSource(bytes: Uint8Array): IndexSource {
  * of what was read (read only ever after), and a vocabulary's later masks are the same as from a
  * fresh preparation.
  *
- * Only the tries are read now; each character class's tables (three fifths of qwen2's 55 MB) are
- * read when a mask first needs that class. Memory a process has not touched yet costs a page
- * fault per 4 KB on its first write, and reading the whole file into it took 210-240 ms on this
- * project's 2-core machine (the same read into memory already touched: 5 ms). A class whose
- * piece cannot be read then (the file was removed or cut) is built from the tries instead.
+ * Only the tries are read now; the tokens' texts (5 MB on qwen2: a split below the root reads
+ * them) and each character class's tables (three fifths of its 55 MB) are read when a mask first
+ * needs them, or ahead (see readAhead). Memory a process has not touched yet costs a page fault
+ * per 4 KB on its first write, and reading the whole file into it took 210-240 ms on this
+ * project's 2-core machine (the same read into memory already touched: 5 ms). A piece that
+ * cannot be read then (the file was removed or cut) is made from the vocabulary and the tries
+ * instead.
  */
 export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | IndexSource, key = tokenIndexKey(vocabulary)): TokenIndex | { readonly error: string } {
   const known = (vocabulary as Indexed)[INDEX];
@@ -1106,10 +1148,26 @@ export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | Ind
     arrays.has(`${name}.ids`) ? { ids: arrays.get(`${name}.ids`) as Int32Array, nodes: arrays.get(`${name}.nodes`) as Int32Array, edges: arrays.get(`${name}.edges`) as Int32Array } : undefined;
   const words = header.words;
   const textTrieOf = (name: string): TextTrie | undefined => {
-    const base = readArrays([...trieNames(name), `${name}.start`, `${name}.text`]);
+    const base = readArrays(trieNames(name));
     if (!base) return undefined;
-    // Its class tables come on first use (classTableOf, below, reads them; tt is made by then).
-    const tt: TextTrie = { trie: trieOf(base, name)!, start: base.get(`${name}.start`) as Int32Array, text: base.get(`${name}.text`) as Int32Array, classes: lazyClasses((cls) => classTableOf(cls)) };
+    const trie = trieOf(base, name)!;
+    // Its texts and class tables come on first use (readTexts and classTableOf, below; tt is made by then).
+    let texts: TokenTexts | undefined;
+    const readTexts = (): TokenTexts => {
+      const arrays = readArrays([`${name}.start`, `${name}.text`]);
+      return arrays ? { start: arrays.get(`${name}.start`) as Int32Array, text: arrays.get(`${name}.text`) as Int32Array } : textsFromVocabulary(vocabulary, trie.ids, name === 'wsRests');
+    };
+    const classes = lazyClasses((cls) => classTableOf(cls));
+    const tt: TextTrie = {
+      trie,
+      texts: () => (texts ??= readTexts()),
+      classes,
+      readAhead() {
+        if (texts) return classes.readAhead();
+        texts = readTexts();
+        return true;
+      },
+    };
     const classTableOf = (cls: CharClass): ClassTable => {
       const at = `${name}/${cls.key}`;
       const arrays = readArrays([`${at}.exits`, `${at}.last`, `${at}.rootInside`, ...trieNames(`${at}.exiting`), ...trieNames(`${at}.rests`)]);
@@ -1131,8 +1189,11 @@ export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | Ind
   return index;
 }
 
-/** Class tables made on first use, by class key, iterated (all made then) in allClasses' order. */
-function lazyClasses(make: (cls: CharClass) => ClassTable): ClassTables {
+/**
+ * Class tables made on first use, by class key, iterated (all made then) in allClasses' order;
+ * `readAhead` makes one not made yet, false when none is left.
+ */
+function lazyClasses(make: (cls: CharClass) => ClassTable): ClassTables & { readAhead(): boolean } {
   const made = new Map<string, ClassTable>();
   const byKey = new Map(allClasses().map((cls) => [cls.key, cls]));
   const get = (key: string): ClassTable | undefined => {
@@ -1158,10 +1219,10 @@ function lazyClasses(make: (cls: CharClass) => ClassTable): ClassTables {
 }
 
 /**
- * Reads one class table that a restored index has not read yet (a few ms), so a caller can read
- * them all ahead, a piece per turn of the event loop, before masks need them; false when every
- * one is read (or the index was built, not restored).
+ * Reads one piece that a restored index has not read yet (a trie's texts, then its class tables;
+ * a few ms each), so a caller can read them all ahead, a piece per turn of the event loop, before
+ * masks need them; false when every one is read (or the index was built, not restored).
  */
 export function readAhead(index: TokenIndex): boolean {
-  return (index.all.classes.readAhead?.() ?? false) || (index.wsRests.classes.readAhead?.() ?? false);
+  return (index.all.readAhead?.() ?? false) || (index.wsRests.readAhead?.() ?? false);
 }
