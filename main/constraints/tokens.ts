@@ -27,11 +27,13 @@ function charId(ch: string): number {
  * A character trie over token texts, flat: typed arrays, nodes numbered depth first. A
  * vocabulary's tries are over a million nodes; as objects they were a heap whose full garbage
  * collection took 160 ms and more, and landed inside a mask as its worst case. A node is a record
- * of NODE words in `nodes` at its offset (the root's is 0), so a walk reads a node from one cache
- * line; its fields are at the offsets below. The tokens of node n's subtree are
- * `ids[nodes[n + LO] .. nodes[n + HI])`, those ending at n first (up to `OWN`); its edges are
- * pairs (character id, child's offset) in `edges` from `EDGE_LO` to `EDGE_HI`, ASCII characters
- * first (up to `ASCII_HI`).
+ * of NODE words in `nodes` at its offset (the root's is 0), four to a cache line; its fields are
+ * at the offsets below. The tokens of node n's subtree are `ids[nodes[n + LO] .. nodes[n + HI])`,
+ * those ending at n first (up to `OWN`); its edges are pairs (character id, child's offset) in
+ * `edges`, sorted by character (ASCII first), from its `EDGES` to the next record's (a last
+ * record past the nodes closes the last node's). A node's depth is not kept: a walk counts it.
+ * Half the 32 bytes a record took with its depth and edge bounds kept: a quarter less of a
+ * prepared index to read back, and fewer cache lines per walk.
  */
 interface Trie {
   readonly ids: Int32Array;
@@ -41,11 +43,8 @@ interface Trie {
 const LO = 0;
 const OWN = 1;
 const HI = 2;
-const DEPTH = 3;
-const EDGE_LO = 4;
-const ASCII_HI = 5;
-const EDGE_HI = 6;
-const NODE = 8;
+const EDGES = 3;
+const NODE = 4;
 
 /**
  * A trie over (text as character ids, token) pairs, built from the entries sorted by text: in
@@ -82,23 +81,21 @@ function buildTrie(entries: Entries): Trie {
   }
   const count = children.length;
   const ids = new Int32Array(order.length);
-  const nodes = new Int32Array(count * NODE);
+  const nodes = new Int32Array((count + 1) * NODE);
   const edges = new Int32Array((count - 1) * 2);
   // Pass 2: each node's record; its edges are placed when it is numbered, filled as its children come.
   let nextEdge = 0;
   const filled = new Int32Array(count);
-  const open = (node: number, depth: number, idsSoFar: number): void => {
+  const open = (node: number, idsSoFar: number): void => {
     const n = node * NODE;
-    nodes[n + DEPTH] = depth;
     nodes[n + LO] = nodes[n + OWN] = idsSoFar;
-    nodes[n + EDGE_LO] = nodes[n + ASCII_HI] = nextEdge;
+    nodes[n + EDGES] = nextEdge;
     nextEdge += children[node]! * 2;
-    nodes[n + EDGE_HI] = nextEdge;
   };
   const close = (node: number, idsSoFar: number): void => {
     nodes[node * NODE + HI] = idsSoFar;
   };
-  open(0, 0, 0);
+  open(0, 0);
   const stack = [0];
   let next = 1;
   for (let k = 0; k < order.length; k++) {
@@ -109,17 +106,17 @@ function buildTrie(entries: Entries): Trie {
       const p = parent * NODE;
       const child = next++;
       const ch = source[at0 + d]!;
-      const at = nodes[p + EDGE_LO]! + 2 * filled[parent]!++;
+      const at = nodes[p + EDGES]! + 2 * filled[parent]!++;
       edges[at] = ch;
       edges[at + 1] = child * NODE;
-      if (ch < 128) nodes[p + ASCII_HI] = at + 2;
-      open(child, d + 1, k);
+      open(child, k);
       stack.push(child);
     }
     ids[k] = entries.ids[order[k]!]!;
     nodes[stack[stack.length - 1]! * NODE + OWN] = k + 1;
   }
   while (stack.length > 0) close(stack.pop()!, order.length);
+  nodes[count * NODE + EDGES] = nextEdge;
   return { ids, nodes, edges };
 }
 
@@ -145,8 +142,8 @@ function compareTexts(source: Int32Array, a: number, aEnd: number, b: number, bE
 /** The child of node n on a character (by id), or -1: a binary search of its edges, which are sorted. */
 function childOf(trie: Trie, n: number, ch: number): number {
   const { nodes, edges } = trie;
-  let lo = nodes[n + EDGE_LO]! >> 1;
-  let hi = nodes[n + EDGE_HI]! >> 1;
+  let lo = nodes[n + EDGES]! >> 1;
+  let hi = nodes[n + NODE + EDGES]! >> 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const c = edges[2 * mid]!;
@@ -178,6 +175,7 @@ interface ClassTable {
  */
 interface Split {
   readonly node: number;
+  readonly depth: number;
   readonly inside: Int32Array;
   readonly others: number;
   exiting: Trie | undefined;
@@ -419,7 +417,7 @@ function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, last: Int16
     setBit(rootInside, ids[i]!);
     inside++;
   }
-  const root: Split = { node: 0, inside: new Int32Array(0), others: ids.length - inside, exiting: undefined, rests: undefined };
+  const root: Split = { node: 0, depth: 0, inside: new Int32Array(0), others: ids.length - inside, exiting: undefined, rests: undefined };
   const table: ClassTable = { exits, last, root, rootInside, splits: new Map() };
   // The whole trie's others now (their tries took up to 30 ms inside a first mask): by exits for
   // stable classes and those stable in context (identifiers), by rests where a scan walks them.
@@ -428,13 +426,12 @@ function classTable(tt: TextTrie, cls: CharClass, exits: Uint8Array, last: Int16
   return table;
 }
 
-/** How the tokens below trie node `n` split under a class (see Split); the tries come on first use. */
-function splitOf(tt: TextTrie, last: Int16Array, n: number): Split {
+/** How the tokens below trie node `n`, `depth` characters deep, split under a class (see Split); the tries come on first use. */
+function splitOf(tt: TextTrie, last: Int16Array, n: number, depth: number): Split {
   const { ids, nodes } = tt.trie;
-  const d = nodes[n + DEPTH]!;
   const inside: number[] = [];
-  for (let i = nodes[n + LO]!; i < nodes[n + HI]!; i++) if (last[i]! < d) inside.push(ids[i]!);
-  return { node: n, inside: Int32Array.from(inside), others: nodes[n + HI]! - nodes[n + LO]! - inside.length, exiting: undefined, rests: undefined };
+  for (let i = nodes[n + LO]!; i < nodes[n + HI]!; i++) if (last[i]! < depth) inside.push(ids[i]!);
+  return { node: n, depth, inside: Int32Array.from(inside), others: nodes[n + HI]! - nodes[n + LO]! - inside.length, exiting: undefined, rests: undefined };
 }
 
 /** The others of a split by their texts from their first exit below the node on. */
@@ -442,8 +439,7 @@ function exitingOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   if (split.exiting) return split.exiting;
   const { trie } = tt;
   const { start, text } = tt.texts();
-  const n = split.node;
-  const d = trie.nodes[n + DEPTH]!;
+  const { node: n, depth: d } = split;
   const entries = { source: text, from: [] as number[], to: [] as number[], ids: [] as number[] };
   for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) {
     let exit = start[i]! + d;
@@ -463,8 +459,7 @@ function restsOf(tt: TextTrie, table: ClassTable, split: Split): Trie {
   if (split.rests) return split.rests;
   const { trie } = tt;
   const { start, text } = tt.texts();
-  const n = split.node;
-  const d = trie.nodes[n + DEPTH]!;
+  const { node: n, depth: d } = split;
   const entries = { source: text, from: [] as number[], to: [] as number[], ids: [] as number[] };
   for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) {
     if (table.last[i]! < d) continue;
@@ -842,46 +837,50 @@ export class TokenConstraint {
   /** The whole vocabulary from a state (see TokenIndex.wsRests for the tokens that start with whitespace). */
   private walkRoot(state: Known, mask: Uint32Array): void {
     const { all, wsRests, wsOnly } = this.index;
-    if (state.open && this.scan(all, 0, state, state.open, mask)) return;
+    if (state.open && this.scan(all, 0, 0, state, state.open, mask)) return;
     state.wsLoop ??= WHITESPACE.every((ch) => this.next(state, ch) === state);
-    if (!state.wsLoop) return this.walkFrom(all.trie, 0, state, mask, all);
+    if (!state.wsLoop) return this.walkFrom(all.trie, 0, 0, state, mask, all);
     for (const id of wsOnly) setBit(mask, id);
-    this.walk(wsRests, 0, state, mask);
+    this.walk(wsRests, 0, 0, state, mask);
     const { nodes, edges } = all.trie;
-    for (let e = nodes[EDGE_LO]!, end = nodes[state.asciiOnly ? ASCII_HI : EDGE_HI]!; e < end; e += 2) {
-      if (isWhitespace(edges[e]!)) continue;
-      const next = this.next(state, edges[e]!);
-      if (next) this.walk(all, edges[e + 1]!, next, mask);
+    for (let e = nodes[EDGES]!, end = nodes[NODE + EDGES]!; e < end; e += 2) {
+      const ch = edges[e]!;
+      if (ch >= 128 && state.asciiOnly) break;
+      if (isWhitespace(ch)) continue;
+      const next = this.next(state, ch);
+      if (next) this.walk(all, edges[e + 1]!, 1, next, mask);
     }
   }
 
-  /** Allows the tokens of a subtree of one of the vocabulary's tries that the state accepts. */
-  private walk(tt: TextTrie, n: number, state: Known, mask: Uint32Array): void {
-    if (state.open && this.scan(tt, n, state, state.open, mask)) return;
-    this.walkFrom(tt.trie, n, state, mask, tt);
+  /** Allows the tokens of a subtree (at node n, `depth` characters deep) of one of the vocabulary's tries that the state accepts. */
+  private walk(tt: TextTrie, n: number, depth: number, state: Known, mask: Uint32Array): void {
+    if (state.open && this.scan(tt, n, depth, state, state.open, mask)) return;
+    this.walkFrom(tt.trie, n, depth, state, mask, tt);
   }
 
   /**
    * The tokens ending at node n, then each child the state takes, walked on: through `walk` (the
-   * open-class shortcut) in the vocabulary's tries (`tt`), plainly in a split's trie of exiting
-   * texts or rests, which are few and short.
+   * open-class shortcut) in the vocabulary's tries (`tt`, where `depth` is node n's), plainly in
+   * a split's trie of exiting texts or rests, which are few and short.
    */
-  private walkFrom(trie: Trie, n: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
+  private walkFrom(trie: Trie, n: number, depth: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
     const { nodes, edges } = trie;
     allowOwn(trie, n, mask);
     const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher, this.automaton.literals));
-    if (literals) return this.walkLiterals(trie, n, state, literals.all, 0, mask, tt);
+    if (literals) return this.walkLiterals(trie, n, depth, state, literals.all, 0, mask, tt);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
     const { ascii, states } = this.automaton;
     const row = state.row * 128;
-    for (let e = nodes[n + EDGE_LO]!, end = nodes[n + (state.asciiOnly ? ASCII_HI : EDGE_HI)]!; e < end; e += 2) {
+    for (let e = nodes[n + EDGES]!, end = nodes[n + NODE + EDGES]!; e < end; e += 2) {
       const ch = edges[e]!;
-      const to = ch < 128 ? ascii[row + ch]! : 0;
+      let to = 0;
+      if (ch < 128) to = ascii[row + ch]!;
+      else if (state.asciiOnly) break;
       if (to < 0) continue;
       const next = to > 0 ? states[to - 1] : this.next(state, ch);
       if (!next) continue;
-      if (tt) this.walk(tt, edges[e + 1]!, next, mask);
-      else this.walkFrom(trie, edges[e + 1]!, next, mask, undefined);
+      if (tt) this.walk(tt, edges[e + 1]!, depth + 1, next, mask);
+      else this.walkFrom(trie, edges[e + 1]!, 0, next, mask, undefined);
     }
   }
 
@@ -892,7 +891,7 @@ export class TokenConstraint {
    * before that make no state: a key, a name or a word cost one matcher state per character,
    * which was most of the new states a first-time mask made.
    */
-  private walkLiterals(trie: Trie, n: number, state: Known, group: readonly number[], pos: number, mask: Uint32Array, tt: TextTrie | undefined): void {
+  private walkLiterals(trie: Trie, n: number, depth: number, state: Known, group: readonly number[], pos: number, mask: Uint32Array, tt: TextTrie | undefined): void {
     const { texts, chars } = state.literals!;
     const ends = (state.literalEnds ??= []);
     for (let g = 0; g < group.length; g++) {
@@ -918,7 +917,7 @@ export class TokenConstraint {
       }
       if (whole === undefined) {
         allowOwn(trie, child, mask);
-        this.walkLiterals(trie, child, state, along, pos + 1, mask, tt);
+        this.walkLiterals(trie, child, depth + 1, state, along, pos + 1, mask, tt);
         continue;
       }
       let after = ends[whole];
@@ -927,8 +926,8 @@ export class TokenConstraint {
         if (!matcher.feed(texts[whole]!).ok) throw new Error('bug: a state refused one of its own literals');
         after = ends[whole] = this.automaton.states[this.intern(matcher) - 1]!;
       }
-      if (tt) this.walk(tt, child, after, mask);
-      else this.walkFrom(trie, child, after, mask, undefined);
+      if (tt) this.walk(tt, child, depth + 1, after, mask);
+      else this.walkFrom(trie, child, 0, after, mask, undefined);
     }
   }
 
@@ -937,7 +936,7 @@ export class TokenConstraint {
    * others; declines (false) when the others are too many to walk apart, so the walk descends
    * a level instead (an identifier at the root: every token with a space is an other).
    */
-  private scan(tt: TextTrie, n: number, state: Known, cls: CharClass, mask: Uint32Array): boolean {
+  private scan(tt: TextTrie, n: number, depth: number, state: Known, cls: CharClass, mask: Uint32Array): boolean {
     const table = tt.classes.get(cls.key);
     if (!table) throw new Error(`bug: the character class ${cls.key} was made after the vocabulary was prepared`);
     const trie = tt.trie;
@@ -953,15 +952,15 @@ export class TokenConstraint {
       if (!found) {
         // Decline before building anything when the others are too many (see below), and remember it.
         let others = 0;
-        for (let i = trie.nodes[n + LO]!, d = trie.nodes[n + DEPTH]!; i < trie.nodes[n + HI]!; i++) if (table.last[i]! >= d) others++;
-        table.splits.set(n, (found = declines(others, trie, n) ? DECLINED : splitOf(tt, table.last, n)));
+        for (let i = trie.nodes[n + LO]!; i < trie.nodes[n + HI]!; i++) if (table.last[i]! >= depth) others++;
+        table.splits.set(n, (found = declines(others, trie, n) ? DECLINED : splitOf(tt, table.last, n, depth)));
       }
       if (found === DECLINED) return false;
       split = found;
       for (const id of split.inside) setBit(mask, id);
     }
     // In a stable state, tokens whose texts agree from their first exit on are decided together.
-    this.walkFrom(stable ? exitingOf(tt, table, split) : restsOf(tt, table, split), 0, state, mask, undefined);
+    this.walkFrom(stable ? exitingOf(tt, table, split) : restsOf(tt, table, split), 0, 0, state, mask, undefined);
     return true;
   }
 
@@ -973,12 +972,12 @@ export class TokenConstraint {
 }
 
 /** A subtree whose others are too many (see declines). */
-const DECLINED: Split = { node: -1, inside: new Int32Array(0), others: 0, exiting: undefined, rests: undefined };
+const DECLINED: Split = { node: -1, depth: 0, inside: new Int32Array(0), others: 0, exiting: undefined, rests: undefined };
 
 /** True when a subtree's others are too many to walk apart (over 64 and an eighth of it), so the walk descends instead. */
 function declines(others: number, trie: Trie, n: number): boolean {
   const { nodes } = trie;
-  return others > 64 && others * 8 > nodes[n + HI]! - nodes[n + LO]! && nodes[n + EDGE_HI]! > nodes[n + EDGE_LO]!;
+  return others > 64 && others * 8 > nodes[n + HI]! - nodes[n + LO]! && nodes[n + NODE + EDGES]! > nodes[n + EDGES]!;
 }
 
 /**
@@ -987,7 +986,7 @@ function declines(others: number, trie: Trie, n: number): boolean {
  * every process that loads the model pays it, where reading the index back takes milliseconds.
  * Bumped whenever what the index holds, or how it is built, changes: an old file is then a miss.
  */
-const INDEX_FORMAT = 1;
+const INDEX_FORMAT = 3;
 const MAGIC = 0x31495457; // "WTI1"
 type Stored = Int32Array | Int16Array | Uint32Array | Uint8Array;
 const KINDS = { i32: Int32Array, i16: Int16Array, u32: Uint32Array, u8: Uint8Array } as const;
@@ -1175,7 +1174,7 @@ export function restoreTokenIndex(vocabulary: Vocabulary, from: Uint8Array | Ind
         const exits = exitTable(cls);
         return classTable(tt, cls, exits, lastExits(tt, [exits])[0]!, words);
       }
-      const root: Split = { node: 0, inside: new Int32Array(0), others: header.others[at]!, exiting: trieOf(arrays, `${at}.exiting`), rests: trieOf(arrays, `${at}.rests`) };
+      const root: Split = { node: 0, depth: 0, inside: new Int32Array(0), others: header.others[at]!, exiting: trieOf(arrays, `${at}.exiting`), rests: trieOf(arrays, `${at}.rests`) };
       return { exits: arrays.get(`${at}.exits`) as Uint8Array, last: arrays.get(`${at}.last`) as Int16Array, root, rootInside: arrays.get(`${at}.rootInside`) as Uint32Array, splits: new Map() };
     };
     return tt;
