@@ -15,8 +15,8 @@ export interface Prepared {
  * A vocabulary's token index read from `dir` when a process kept it there before (a file named
  * by tokenIndexKey: the vocabulary's hash), else prepared and kept there. Preparing qwen2's
  * 151,936 tokens takes a second or more on a 2-core machine, reading back its tries about a
- * tenth of that (its class tables are read after, in the background, or by the first mask that
- * needs one); a cache that cannot be read or written only costs the preparation.
+ * tenth of that (its tokens' texts and class tables are read after, in the background, or by the
+ * first mask that needs one); a cache that cannot be read or written only costs the preparation.
  */
 export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepared {
   const key = tokenIndexKey(vocabulary);
@@ -28,7 +28,7 @@ export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepare
       const restored = restoreTokenIndex(vocabulary, source, key);
       if (!('error' in restored)) {
         source.keepFor(restored);
-        // The class tables, read ahead a piece per turn of the event loop (unref'd: a command that
+        // The texts and class tables, read ahead a piece per turn of the event loop (unref'd: a command that
         // is done does not wait for them), then the file closed; a mask that comes first reads its own.
         const step = (): void => {
           if (readAhead(restored)) setTimeout(step, 0).unref();
@@ -58,8 +58,9 @@ export function preparedTokenIndex(vocabulary: Vocabulary, dir: string): Prepare
 
 /**
  * A prepared index file read piece by piece through one descriptor, held while the index lives:
- * its class tables are read later, and another process that rewrites the file (a rename over it)
- * must not hand this one a differently numbered index halfway. Closed when the index is collected.
+ * its texts and class tables are read later, and another process that rewrites the file (a
+ * rename over it) must not hand this one a differently numbered index halfway. Closed when the
+ * index is collected.
  */
 function openIndexFile(file: string): IndexSource & { keepFor(index: TokenIndex): void; close(): void } {
   const fd = fs.openSync(file, 'r');

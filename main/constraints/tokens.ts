@@ -270,8 +270,7 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
     all.from[all.count] = begin;
     all.to[all.count] = length;
     all.ids[all.count++] = id;
-    let lead = begin;
-    while (lead < length && isWhitespace(source[lead]!)) lead++;
+    const lead = afterWhitespace(source, begin, length);
     if (lead === length) wsOnly.push(id);
     else if (lead > begin) {
       wsRests.from[wsRests.count] = lead;
@@ -288,6 +287,12 @@ export function tokenIndex(vocabulary: Vocabulary): TokenIndex {
   return index;
 }
 
+/** Where a text's leading whitespace (as character ids, `chars[at .. end)`) ends: a whitespace rest starts there (see TokenIndex.wsRests). */
+function afterWhitespace(chars: Int32Array, at: number, end: number): number {
+  while (at < end && isWhitespace(chars[at]!)) at++;
+  return at;
+}
+
 /** Writes a text's characters (code points) as ids into `out` from `at`; returns where they end. */
 function writeCharIds(text: string, out: Int32Array, at: number): number {
   for (let u = 0; u < text.length; u++) {
@@ -302,22 +307,22 @@ function writeCharIds(text: string, out: Int32Array, at: number): number {
 /**
  * A trie's texts made again from the vocabulary (for a restored index whose file can no longer
  * be read): each token's text in the trie's order, from its first character that is not
- * whitespace when `afterWhitespace` (see TokenIndex.wsRests).
+ * whitespace when `restsOnly` (see TokenIndex.wsRests).
  */
-function textsFromVocabulary(vocabulary: Vocabulary, ids: Int32Array, afterWhitespace: boolean): TokenTexts {
+function textsFromVocabulary(vocabulary: Vocabulary, ids: Int32Array, restsOnly: boolean): TokenTexts {
   let units = 0;
   for (const id of ids) units += vocabulary.text[id]!.length;
   const start = new Int32Array(ids.length + 1);
   const text = new Int32Array(units);
   let length = 0;
   for (let i = 0; i < ids.length; i++) {
-    let begin = length;
+    const from = length;
     length = writeCharIds(vocabulary.text[ids[i]!]!, text, length);
-    if (afterWhitespace) while (begin < length && isWhitespace(text[begin]!)) begin++;
+    const begin = restsOnly ? afterWhitespace(text, from, length) : from;
     // The leading whitespace written over by what follows it.
-    if (begin > start[i]!) {
-      text.copyWithin(start[i]!, begin, length);
-      length -= begin - start[i]!;
+    if (begin > from) {
+      text.copyWithin(from, begin, length);
+      length -= begin - from;
     }
     start[i + 1] = length;
   }
@@ -1032,8 +1037,9 @@ function storedArrays(index: TokenIndex): Map<string, Stored> {
   };
   for (const [name, tt] of [['all', index.all], ['wsRests', index.wsRests]] as const) {
     trie(name, tt.trie);
-    arrays.set(`${name}.start`, tt.texts().start);
-    arrays.set(`${name}.text`, tt.texts().text);
+    const { start, text } = tt.texts();
+    arrays.set(`${name}.start`, start);
+    arrays.set(`${name}.text`, text);
     for (const [key, table] of tt.classes.entries()) {
       const at = `${name}/${key}`;
       arrays.set(`${at}.exits`, table.exits);
