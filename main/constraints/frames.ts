@@ -119,7 +119,19 @@ const WS_BROKEN_NEXT = asciiSet(' \t');
  * next whitespace character from that frame, which would start a fresh run.
  */
 export class WsFrame implements Frame {
-  constructor(
+  /**
+   * Each run's one frame (see of): a run's frames are few (at most 2 × 17 + 17) and immutable,
+   * and the token mask's whitespace walk (see TokenConstraint.walkWs) steps through them for
+   * every whitespace token without allocating.
+   */
+  private static readonly shared = new Map<number, WsFrame>();
+  static of(run: number, lineBreak: boolean, cr: boolean): WsFrame {
+    const at = run * 4 + (lineBreak ? 2 : 0) + (cr ? 1 : 0);
+    let frame = WsFrame.shared.get(at);
+    if (!frame) WsFrame.shared.set(at, (frame = new WsFrame(run, lineBreak, cr)));
+    return frame;
+  }
+  private constructor(
     /** Spaces or tabs since the start or the line break. */
     readonly run: number,
     readonly lineBreak: boolean,
@@ -143,10 +155,10 @@ export class WsFrame implements Frame {
   }
   /** The frame after `c`, undefined when `c` would break the bound. */
   next(c: string): WsFrame | undefined {
-    if (c === '\n') return this.lineBreak ? undefined : new WsFrame(0, true, false);
+    if (c === '\n') return this.lineBreak ? undefined : WsFrame.of(0, true, false);
     if (this.cr) return undefined;
-    if (c === '\r') return this.lineBreak ? undefined : new WsFrame(this.run, false, true);
-    return this.run < MAX_WS_RUN ? new WsFrame(this.run + 1, this.lineBreak, false) : undefined;
+    if (c === '\r') return this.lineBreak ? undefined : WsFrame.of(this.run, false, true);
+    return this.run < MAX_WS_RUN ? WsFrame.of(this.run + 1, this.lineBreak, false) : undefined;
   }
   step(c: string, parent: Stack): Stack[] {
     const next = isWs(c) ? this.next(c) : undefined;
@@ -159,7 +171,7 @@ export class WsFrame implements Frame {
     return this.cr ? '\n' : '';
   }
 }
-const WS_START = new WsFrame(0, false, false);
+const WS_START = WsFrame.of(0, false, false);
 
 /** A whitespace character `c` between tokens, before what `frame` takes next: a bounded run of it above the frame. */
 export function skipWs(c: string, frame: Frame, parent: Stack): Stack[] {

@@ -1,5 +1,5 @@
 import type { ApiSpec } from '../openapi/index.js';
-import { push, scopeOf, stackCompletion, stackId, stepStack, type AsciiSet, type CharClass, type Stack, type Steps } from './frames.js';
+import { push, scopeOf, stackCompletion, stackId, stepStack, WsFrame, type AsciiSet, type CharClass, type Stack, type Steps } from './frames.js';
 import { CompiledSpec, FreeFrame } from './invocation.js';
 import type { Setup } from '../api/setup.js';
 import { namesInScope } from './scope.js';
@@ -196,6 +196,18 @@ export class ConstraintMatcher {
     const jump = top?.frame.jump?.();
     if (!top || !jump) return undefined;
     return { exits: jump.exits, to: new ConstraintMatcher([push(jump.frame, top.parent)], this.consumed + 1, this.language) };
+  }
+
+  /**
+   * Inside whitespace between tokens (one thread, a run of whitespace on top): the run so far,
+   * and the state below it, which takes every character but whitespace: a run keeps only
+   * whitespace and otherwise ends (see WsFrame), unless a `\r` waits for its `\n`. The token
+   * mask walks whitespace tokens with these instead of a state per character.
+   */
+  whitespace(): { readonly frame: WsFrame; readonly under: ConstraintMatcher } | undefined {
+    const top = this.threads.length === 1 ? this.threads[0]! : null;
+    if (!top?.parent || !(top.frame instanceof WsFrame)) return undefined;
+    return { frame: top.frame, under: new ConstraintMatcher([top.parent], this.consumed, this.language) };
   }
 
   /** The texts that are the only way on, when the state is one thread whose top frame says so (see Frame.literals). */

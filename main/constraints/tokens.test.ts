@@ -6,7 +6,7 @@ import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { seededRandom } from '../../test/support/random.js';
 import { allowedTokens, hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
-import { automatonLimits, ConstraintMatcher, preparedTokenIndex, readAhead, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
+import { automatonLimits, ConstraintMatcher, hasBit, preparedTokenIndex, readAhead, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
 
 // A spec object of its own per constraint: each compiles to its own language, with its own automaton.
 async function harbor(): Promise<ApiSpec> {
@@ -55,6 +55,24 @@ describe.runIf(hasVocabBundle)('the token masks\' automaton', () => {
     expect(drops).toBeGreaterThan(8);
     // Dropped between walks only: one walk may take it past the limit, not far.
     expect(mostHeld).toBeLessThan(300);
+  });
+
+  it('walks runs of whitespace without a state per count, and their masks are what check says', async () => {
+    const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile('qwen2')));
+    const spec = await harbor();
+    const tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, ['axios', 'token', 'id']));
+    // Whitespace may come before the URL; `\r` waits for its `\n`; a run stops at 16 spaces.
+    const places = ['axios.get(', 'axios.get(\n', `axios.get(${' '.repeat(16)}`, 'axios.get( \r', 'axios.get( \r\n\t'];
+    for (const [i, place] of places.entries()) {
+      tokens.reset();
+      expect(tokens.state.feed(STARTER + place).ok).toBe(true);
+      const mask = tokens.mask();
+      // A run counts up to 16 spaces or tabs before a line break and 16 after: a state per count would be 34 at least.
+      if (i === 0) expect(tokens.statesHeld).toBeLessThan(34);
+      const wrong = vocabulary.text.map((_, id) => id).filter((id) => tokens.check(id) !== hasBit(mask, id));
+      expect(wrong.map((id) => vocabulary.text[id]), JSON.stringify(place)).toEqual([]);
+      expect(allowedTokens(mask).length, JSON.stringify(place)).toBeGreaterThan(0);
+    }
   });
 });
 

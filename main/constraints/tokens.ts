@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { allClasses, type AsciiSet, type CharClass } from './frames.js';
+import { allClasses, type AsciiSet, type CharClass, type WsFrame } from './frames.js';
 import type { ConstraintMatcher, StateKey } from './matcher.js';
 import { StateTable } from './stateTable.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -520,6 +520,8 @@ interface Known {
   stable: boolean | undefined;
   /** True when every whitespace character leads back to this state (see TokenIndex.wsRests). */
   wsLoop: boolean | undefined;
+  /** Inside whitespace between tokens: the run, and the state below it (see ConstraintMatcher.whitespace, walkWs). */
+  readonly ws: { readonly frame: WsFrame; readonly under: Known } | undefined;
 }
 
 /**
@@ -531,6 +533,8 @@ interface Literals {
   readonly texts: readonly string[];
   readonly chars: readonly Int32Array[];
   readonly all: readonly number[];
+  /** True when one starts with whitespace (see walkWs). */
+  readonly wsFirst: boolean;
 }
 function literalsOf(matcher: ConstraintMatcher, shared: Map<string, Literals>): Literals | null {
   const texts = matcher.literals();
@@ -543,7 +547,7 @@ function literalsOf(matcher: ConstraintMatcher, shared: Map<string, Literals>): 
       for (const ch of text) ids.push(charId(ch));
       return Int32Array.from(ids);
     });
-    shared.set(key, (literals = { texts, chars, all: texts.map((_, i) => i) }));
+    shared.set(key, (literals = { texts, chars, all: texts.map((_, i) => i), wsFirst: chars.some((c) => c.length > 0 && isWhitespace(c[0]!)) }));
   }
   return literals;
 }
@@ -791,6 +795,8 @@ export class TokenConstraint {
     const escape = loop ? undefined : matcher.jump();
     // Before this state's row is taken: the target is interned first.
     const jump = loop ? undefined : escape && { exits: escape.exits, to: this.intern(escape.to) };
+    const white = matcher.whitespace();
+    const ws = white && { frame: white.frame, under: automaton.states[this.intern(white.under) - 1]! };
     const row = automaton.size++;
     // A walk may pass the limit (the automaton is dropped between walks only).
     if ((row + 1) * 128 > automaton.ascii.length) {
@@ -798,7 +804,7 @@ export class TokenConstraint {
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states[row] = { row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined };
+    automaton.states[row] = { row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined, ws };
     automaton.known.set(key, row + 1);
     return row + 1;
   }
@@ -843,7 +849,8 @@ export class TokenConstraint {
   private walkRoot(state: Known, mask: Uint32Array): void {
     const { all, wsRests, wsOnly } = this.index;
     if (state.open && this.scan(all, 0, 0, state, state.open, mask)) return;
-    state.wsLoop ??= WHITESPACE.every((ch) => this.next(state, ch) === state);
+    // A run of whitespace never leads back to itself (it counts), and asking would make its next state.
+    state.wsLoop ??= !state.ws && WHITESPACE.every((ch) => this.next(state, ch) === state);
     if (!state.wsLoop) return this.walkFrom(all.trie, 0, 0, state, mask, all);
     for (const id of wsOnly) setBit(mask, id);
     this.walk(wsRests, 0, 0, state, mask);
@@ -869,6 +876,7 @@ export class TokenConstraint {
    * a split's trie of exiting texts or rests, which are few and short.
    */
   private walkFrom(trie: Trie, n: number, depth: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
+    if (state.ws) return this.walkWs(trie, n, depth, state.ws.frame, state.ws.under, mask, tt);
     const { nodes, edges } = trie;
     allowOwn(trie, n, mask);
     const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher, this.automaton.literals));
@@ -887,6 +895,45 @@ export class TokenConstraint {
       if (tt) this.walk(tt, edges[e + 1]!, depth + 1, next, mask);
       else this.walkFrom(trie, edges[e + 1]!, 0, next, mask, undefined);
     }
+  }
+
+  /**
+   * The tokens below node n inside a run of whitespace (`frame`): a whitespace character steps
+   * the run (see WsFrame.next), any other is the state's below it (`under`), whatever the run.
+   * A run's states differ only in their counts: walking through them as states made one per
+   * character of every whitespace token (`\n` and up to 16 spaces) in every place whitespace
+   * may come, 83% of the states the token bench's first-time masks made.
+   */
+  private walkWs(trie: Trie, n: number, depth: number, frame: WsFrame, under: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
+    const { nodes, edges } = trie;
+    allowOwn(trie, n, mask);
+    // After a `\r` only its `\n` may come. Otherwise, when `under` has literals, they say what it takes (see walkFrom).
+    const literals = frame.cr ? null : under.literals !== undefined ? under.literals : (under.literals = literalsOf(under.matcher, this.automaton.literals));
+    const byLiterals = literals !== null && !literals.wsFirst;
+    const { ascii, states } = this.automaton;
+    const row = under.row * 128;
+    for (let e = nodes[n + EDGES]!, end = nodes[n + NODE + EDGES]!; e < end; e += 2) {
+      const ch = edges[e]!;
+      if (isWhitespace(ch)) {
+        const after = frame.next(charTexts[ch]!);
+        if (after) this.walkWs(trie, edges[e + 1]!, depth + 1, after, under, mask, tt);
+        continue;
+      }
+      // Edges are in character order and whitespace is at most 32.
+      if (frame.cr || byLiterals) {
+        if (ch > 32) break;
+        continue;
+      }
+      let to = 0;
+      if (ch < 128) to = ascii[row + ch]!;
+      else if (under.asciiOnly) break;
+      if (to < 0) continue;
+      const next = to > 0 ? states[to - 1] : this.next(under, ch);
+      if (!next) continue;
+      if (tt) this.walk(tt, edges[e + 1]!, depth + 1, next, mask);
+      else this.walkFrom(trie, edges[e + 1]!, 0, next, mask, undefined);
+    }
+    if (byLiterals) this.walkLiterals(trie, n, depth, under, literals.all, 0, mask, tt);
   }
 
   /**
