@@ -121,7 +121,7 @@ const WS_BROKEN_NEXT = asciiSet(' \t');
 export class WsFrame implements Frame {
   /**
    * Each run's one frame (see of): a run's frames are few (at most 2 × 17 + 17) and immutable,
-   * and the token mask's whitespace walk (see TokenConstraint.walkWs) steps through them for
+   * and the token mask's whitespace walk (see TokenConstraint.walkUnder) steps through them for
    * every whitespace token without allocating.
    */
   private static readonly shared = new Map<number, WsFrame>();

@@ -520,7 +520,7 @@ interface Known {
   stable: boolean | undefined;
   /** True when every whitespace character leads back to this state (see TokenIndex.wsRests). */
   wsLoop: boolean | undefined;
-  /** Inside whitespace between tokens: the run, and the state below it (see ConstraintMatcher.whitespace, walkWs). */
+  /** Inside whitespace between tokens: the run, and the state below it (see ConstraintMatcher.whitespace, walkUnder). */
   readonly ws: { readonly frame: WsFrame; readonly under: Known } | undefined;
 }
 
@@ -533,7 +533,7 @@ interface Literals {
   readonly texts: readonly string[];
   readonly chars: readonly Int32Array[];
   readonly all: readonly number[];
-  /** True when one starts with whitespace (see walkWs). */
+  /** True when one starts with whitespace (see walkUnder). */
   readonly wsFirst: boolean;
 }
 function literalsOf(matcher: ConstraintMatcher, shared: Map<string, Literals>): Literals | null {
@@ -876,16 +876,41 @@ export class TokenConstraint {
    * a split's trie of exiting texts or rests, which are few and short.
    */
   private walkFrom(trie: Trie, n: number, depth: number, state: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
-    if (state.ws) return this.walkWs(trie, n, depth, state.ws.frame, state.ws.under, mask, tt);
+    if (state.ws) return this.walkUnder(trie, n, depth, state.ws.under, state.ws.frame, mask, tt);
+    this.walkUnder(trie, n, depth, state, undefined, mask, tt);
+  }
+
+  /**
+   * walkFrom's walk from `state`, or, inside a run of whitespace (`run`), from the state below it:
+   * a whitespace character then steps the run (see WsFrame.next), any other is `state`'s,
+   * whatever the run. A run's states differ only in their counts: walking through them as states
+   * made one per character of every whitespace token (`\n` and up to 16 spaces) in every place
+   * whitespace may come, 83% of the states the token bench's first-time masks made.
+   */
+  private walkUnder(trie: Trie, n: number, depth: number, state: Known, run: WsFrame | undefined, mask: Uint32Array, tt: TextTrie | undefined): void {
     const { nodes, edges } = trie;
     allowOwn(trie, n, mask);
-    const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher, this.automaton.literals));
-    if (literals) return this.walkLiterals(trie, n, depth, state, literals.all, 0, mask, tt);
+    // After a `\r` only its `\n` may come. A state's literals say what it takes; in a run, only after the whitespace.
+    const literals = run?.cr ? null : state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher, this.automaton.literals));
+    const byLiterals = literals !== null && !(run && literals.wsFirst);
+    if (byLiterals && !run) return this.walkLiterals(trie, n, depth, state, literals.all, 0, mask, tt);
     // The known transitions read inline (see next): a table grown meanwhile only sends a few to next.
     const { ascii, states } = this.automaton;
     const row = state.row * 128;
     for (let e = nodes[n + EDGES]!, end = nodes[n + NODE + EDGES]!; e < end; e += 2) {
       const ch = edges[e]!;
+      if (run) {
+        if (isWhitespace(ch)) {
+          const after = run.next(charTexts[ch]!);
+          if (after) this.walkUnder(trie, edges[e + 1]!, depth + 1, state, after, mask, tt);
+          continue;
+        }
+        // Edges are in character order and whitespace is at most 32.
+        if (run.cr || byLiterals) {
+          if (ch > 32) break;
+          continue;
+        }
+      }
       let to = 0;
       if (ch < 128) to = ascii[row + ch]!;
       else if (state.asciiOnly) break;
@@ -895,45 +920,7 @@ export class TokenConstraint {
       if (tt) this.walk(tt, edges[e + 1]!, depth + 1, next, mask);
       else this.walkFrom(trie, edges[e + 1]!, 0, next, mask, undefined);
     }
-  }
-
-  /**
-   * The tokens below node n inside a run of whitespace (`frame`): a whitespace character steps
-   * the run (see WsFrame.next), any other is the state's below it (`under`), whatever the run.
-   * A run's states differ only in their counts: walking through them as states made one per
-   * character of every whitespace token (`\n` and up to 16 spaces) in every place whitespace
-   * may come, 83% of the states the token bench's first-time masks made.
-   */
-  private walkWs(trie: Trie, n: number, depth: number, frame: WsFrame, under: Known, mask: Uint32Array, tt: TextTrie | undefined): void {
-    const { nodes, edges } = trie;
-    allowOwn(trie, n, mask);
-    // After a `\r` only its `\n` may come. Otherwise, when `under` has literals, they say what it takes (see walkFrom).
-    const literals = frame.cr ? null : under.literals !== undefined ? under.literals : (under.literals = literalsOf(under.matcher, this.automaton.literals));
-    const byLiterals = literals !== null && !literals.wsFirst;
-    const { ascii, states } = this.automaton;
-    const row = under.row * 128;
-    for (let e = nodes[n + EDGES]!, end = nodes[n + NODE + EDGES]!; e < end; e += 2) {
-      const ch = edges[e]!;
-      if (isWhitespace(ch)) {
-        const after = frame.next(charTexts[ch]!);
-        if (after) this.walkWs(trie, edges[e + 1]!, depth + 1, after, under, mask, tt);
-        continue;
-      }
-      // Edges are in character order and whitespace is at most 32.
-      if (frame.cr || byLiterals) {
-        if (ch > 32) break;
-        continue;
-      }
-      let to = 0;
-      if (ch < 128) to = ascii[row + ch]!;
-      else if (under.asciiOnly) break;
-      if (to < 0) continue;
-      const next = to > 0 ? states[to - 1] : this.next(under, ch);
-      if (!next) continue;
-      if (tt) this.walk(tt, edges[e + 1]!, depth + 1, next, mask);
-      else this.walkFrom(trie, edges[e + 1]!, 0, next, mask, undefined);
-    }
-    if (byLiterals) this.walkLiterals(trie, n, depth, under, literals.all, 0, mask, tt);
+    if (byLiterals) this.walkLiterals(trie, n, depth, state, literals.all, 0, mask, tt);
   }
 
   /**
