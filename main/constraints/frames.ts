@@ -313,6 +313,26 @@ export function stackId(stack: Stack, names: StackNames): number {
 const STRING_CLASSES = new Map(
   [...QUOTES].map((q) => [q, q === '`' ? charClass('s`', (c) => c === '`' || c === '\\' || c === '$', true) : charClass(`s${q}`, (c) => c === q || c === '\\' || c === '\n' || c === '\r', true)] as const),
 );
+/**
+ * What Node sends in a header value (its checkInvalidHeaderChar): tab, printable ASCII and
+ * U+0080-U+00FF. Anything else makes `ERR_INVALID_CHAR`, so the request is never sent.
+ */
+const headerSends = (c: string): boolean => {
+  const code = c.charCodeAt(0);
+  return code === 9 || (code >= 0x20 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+};
+/** A header string's contents: its quote's class, less every character Node would not send. */
+const HEADER_STRING_CLASSES = new Map(
+  [...QUOTES].map((q) => {
+    const plain = STRING_CLASSES.get(q)!;
+    return [q, charClass(`h${q}`, (c) => plain.exits(c) || !headerSends(c), true)] as const;
+  }),
+);
+/** Escapes whose character is a control character Node refuses in a header (`\t` is a tab, which it sends). */
+const CONTROL_ESCAPES = new Set(['n', 'r', 'b', 'f', 'v']);
+/** After a backslash in a header string: a line continuation (no character), or an escape that yields a character Node sends. */
+const isBadHeaderEscape = (c: string): boolean =>
+  isBadEscape(c) || (c !== '\n' && c !== '\r' && c !== '\u2028' && c !== '\u2029' && (CONTROL_ESCAPES.has(c) || !headerSends(c)));
 const MEMBER_CLASS = charClass('i', (c) => !IDENT.test(c), false, IDENT_CHARS);
 const KEY_CLASSES = new Map([
   ['', charClass('k', (c) => !IDENT.test(c), false)],
@@ -394,19 +414,21 @@ export class StringFrame implements Frame {
     readonly options: readonly string[] | null,
     readonly closed: boolean,
     readonly scope: Scope,
+    /** A header's value: only characters Node sends there (headerSends). */
+    readonly header = false,
   ) {}
   private cachedId: string | undefined;
   get id(): string {
     // A backtick string remembers a trailing `$` (the start of `${`); otherwise only enums need the
     // text, and which enum it is: two keys' enums under the same object state must not share an id.
-    return (this.cachedId ??= `s${this.quote}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options ? `${optionsId(this.options)}:${this.text}` : this.text === '$' ? this.text : ''}`);
+    return (this.cachedId ??= `s${this.quote}${this.header ? 'h' : ''}${this.closed ? 'c' : ''}${this.escape ? 'e' : ''}${this.options ? `${optionsId(this.options)}:${this.text}` : this.text === '$' ? this.text : ''}`);
   }
   asciiOnly(): boolean {
     return this.closed || (this.options !== null && asciiNext(this.options, this.text));
   }
   openClass(): CharClass | undefined {
     if (this.closed || this.escape || this.options || this.text === '$') return undefined;
-    return STRING_CLASSES.get(this.quote);
+    return (this.header ? HEADER_STRING_CLASSES : STRING_CLASSES).get(this.quote);
   }
   nextAscii(): AsciiSet | undefined {
     if (this.closed) return NONE;
@@ -417,20 +439,21 @@ export class StringFrame implements Frame {
   jump(): { readonly exits: (c: string) => boolean; readonly frame: Frame } | undefined {
     // An escape's second character, whatever it is but the start of a \x, \u or octal escape (see step).
     if (!this.escape || this.options) return undefined;
-    return { exits: isBadEscape, frame: new StringFrame(this.quote, '', false, null, false, this.scope) };
+    return { exits: this.header ? isBadHeaderEscape : isBadEscape, frame: new StringFrame(this.quote, '', false, null, false, this.scope, this.header) };
   }
   private to(parent: Stack, text: string, escape: boolean, options: readonly string[] | null, closed: boolean): Stack {
-    return push(new StringFrame(this.quote, text, escape, options, closed, this.scope), parent);
+    return push(new StringFrame(this.quote, text, escape, options, closed, this.scope, this.header), parent);
   }
   step(c: string, parent: Stack): Stack[] {
     if (this.closed) return [];
     // Not `\x`, `\u` or a digit: those begin escapes that must be well-formed (a syntax error otherwise; octal ones are errors in templates).
-    if (this.escape) return this.options || isBadEscape(c) ? [] : [this.to(parent, '', false, null, false)];
+    if (this.escape) return this.options || (this.header ? isBadHeaderEscape(c) : isBadEscape(c)) ? [] : [this.to(parent, '', false, null, false)];
     if (c === this.quote) {
       if (this.options && !this.options.includes(this.text)) return [];
       return [this.to(parent, this.text, false, this.options, true)];
     }
     if ((c === '\n' || c === '\r') && this.quote !== '`') return [];
+    if (this.header && !headerSends(c)) return [];
     if (this.options) {
       const text = this.text + c;
       return this.options.some((o) => o.startsWith(text)) ? [this.to(parent, text, false, this.options, false)] : [];
@@ -706,7 +729,7 @@ function startValue(rule: ValueRule, c: string, parent: Stack, out: Stack[], sco
       if (c === '[') out.push(push(new ArrayFrame(ANY_ARRAY, 0, 'first', scope), parent));
       return;
     case 'string':
-      if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, rule.enum ?? null, false, scope), parent));
+      if (QUOTES.has(c)) out.push(push(new StringFrame(c, '', false, rule.enum ?? null, false, scope, rule.header === true), parent));
       return;
     case 'number':
     case 'integer':

@@ -46,6 +46,14 @@ class GrammarWriter {
     // A template's `${` holds a reference; `$` elsewhere is text.
     this.add('tstr', '"`" ( [^`\\\\$] | esc | "$"+ ( [^{`\\\\$] | esc ) | "$"* "${" ref "}" )* "$"* "`"');
     this.add('str', 'qstr | tstr');
+    // A header's value: what Node sends there (tab, printable ASCII, U+0080-U+00FF), as the engine's
+    // header strings; escapes of a control character (\n \r \b \f \v) left out.
+    this.add('hesc', '"\\\\" [^0-9xunrbfv]');
+    this.add(
+      'hstr',
+      `"'" ( [\\t\\x20-\\x26\\x28-\\x5b\\x5d-\\x7e\\x80-\\xff] | hesc )* "'" | "\\"" ( [\\t\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff] | hesc )* "\\"" | ` +
+        '"`" ( [\\t\\x20-\\x23\\x25-\\x5b\\x5d-\\x5f\\x61-\\x7e\\x80-\\xff] | hesc | "$"+ ( [\\t\\x20-\\x23\\x25-\\x5b\\x5d-\\x5f\\x61-\\x7a\\x7c-\\x7e\\x80-\\xff] | hesc ) | "$"* "${" ref "}" )* "$"* "`"',
+    );
     this.add('num', '"-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?');
     this.add('int', '"-"? ( "0" | [1-9] [0-9]* )');
     this.add('bool', '"true" | "false"');
@@ -88,7 +96,7 @@ class GrammarWriter {
       case 'any':
         return 'anylit';
       case 'string':
-        return rule.enum ? rule.enum.flatMap((e) => QUOTES.map((q) => lit(q + e + q))).join(' | ') : 'str';
+        return rule.enum ? rule.enum.flatMap((e) => QUOTES.map((q) => lit(q + e + q))).join(' | ') : rule.header ? 'hstr' : 'str';
       case 'number':
         return 'num';
       case 'integer':

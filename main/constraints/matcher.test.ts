@@ -98,6 +98,36 @@ describe('each single illegal change is rejected at the offending character', ()
   });
 });
 
+describe('header values hold only what Node sends (it refuses the request otherwise)', () => {
+  const call = `axios.get('${BASE}/shipments', { headers: { `;
+  it.each([
+    ['Latin-1 and a tab', "Authorization: 'Bearer café\tx' } });"],
+    ['an escaped tab and quote', "Authorization: 'Bearer a\\t\\'b' } });"],
+    ['a template with a reference', 'Authorization: `Bearer ${token}` } });'],
+    ['a line continuation', "Authorization: 'Bearer a\\\nb' } });"],
+    ['a number under a free key', "'X-API-Key': 'k' } });"],
+  ])('accepts %s', (_name, rest) => {
+    const { result, complete } = feed(STARTER + call + rest);
+    expect(result).toEqual({ ok: true });
+    expect(complete).toBe(true);
+  });
+  it.each([
+    ['Cyrillic (the random model wrote it on Intel)', "Authorization: 'Bearer |рес' } });"],
+    ['a CJK character in a template', 'Authorization: `Bearer |⼠` } });'],
+    ['an emoji (a surrogate pair)', "'X-API-Key': 'k|😀' } });"],
+    ['a control character', "'X-API-Key': 'k|\u0001' } });"],
+    ['a line break in a template', "Authorization: `Bearer |\n` } });"],
+    ['an escaped line break', "Authorization: 'Bearer \\|n' } });"],
+  ])('refuses %s', (_name, rest) => {
+    const [completion, offset] = at(call + rest);
+    const { result } = feed(STARTER + completion);
+    expect(result).toMatchObject({ ok: false, offset: STARTER.length + offset });
+  });
+  it('leaves other strings free: a body may hold any character', () => {
+    expect(feed(`${STARTER}axios.post('${BASE}/reports', { type: 'shipments', period: { from: 'ре😀', to: '中' } });`).result).toEqual({ ok: true });
+  });
+});
+
 describe('state keys', () => {
   it('tell apart two enums met at the same object state (token masks are memoised by key)', () => {
     const call = `axios.post('${BASE}/shipments/shp_1/labels', `;

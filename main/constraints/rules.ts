@@ -6,7 +6,8 @@ import { followLocalRef, mergeAllOf, specDocument, type ApiSpec, type Endpoint, 
  */
 export type ValueRule =
   | { readonly kind: 'any' }
-  | { readonly kind: 'string'; readonly enum?: readonly string[] }
+  /** `header`: the value of an HTTP header, so only the characters Node sends there (see headerValueRule). */
+  | { readonly kind: 'string'; readonly enum?: readonly string[]; readonly header?: true }
   | { readonly kind: 'number' | 'integer' | 'boolean' | 'null' }
   | { readonly kind: 'array'; readonly items: ValueRule; readonly maxItems: number }
   | ObjectRule
@@ -140,6 +141,39 @@ export class RuleCompiler {
   }
 }
 
+const HEADER_STRING: ValueRule = { kind: 'string', header: true };
+const HEADER_ANY: ValueRule = { kind: 'union', options: [HEADER_STRING, { kind: 'number' }, { kind: 'boolean' }, { kind: 'null' }] };
+const headerRules = new WeakMap<ValueRule, ValueRule>();
+/**
+ * A header's value rule: Node refuses to send a header value holding a control character (but
+ * tab) or a character past U+00FF (`ERR_INVALID_CHAR`), so a string literal there written by a
+ * constrained model must hold only what Node sends, or the request it wrote never leaves. Free
+ * values become a string, number, boolean or null: what Axios turns into a header's text. Made
+ * once per rule, so frames and token masks see one rule object per header schema.
+ */
+export function headerValueRule(rule: ValueRule): ValueRule {
+  let out = headerRules.get(rule);
+  if (out) return out;
+  switch (rule.kind) {
+    case 'any':
+      out = HEADER_ANY;
+      break;
+    case 'string':
+      out = rule.enum || rule.header ? rule : HEADER_STRING;
+      break;
+    case 'union':
+      out = { kind: 'union', options: rule.options.map(headerValueRule) };
+      break;
+    case 'array':
+      out = { ...rule, items: headerValueRule(rule.items) };
+      break;
+    default:
+      out = rule;
+  }
+  headerRules.set(rule, out);
+  return out;
+}
+
 /** What an invocation of one endpoint may pass after its URL. */
 export interface EndpointRules {
   readonly endpoint: Endpoint;
@@ -195,7 +229,10 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
     headerEntries.push(['Content-Type', { kind: 'string', enum: [...new Set([...(endpoint.requestBody?.contents.map((c) => c.mediaType) ?? []), 'application/json'])] }, false]);
   }
   const configEntries: [string, ValueRule, boolean][] = [];
-  if (headerEntries.length > 0) configEntries.push(['headers', objectRule(headerEntries, null), headerEntries.some(([, , r]) => r)]);
+  if (headerEntries.length > 0) {
+    const headers = headerEntries.map(([k, rule, req]) => [k, headerValueRule(rule), req] as const);
+    configEntries.push(['headers', objectRule(headers, null), headers.some(([, , r]) => r)]);
+  }
   if (queryEntries.length > 0) configEntries.push(['params', objectRule(queryEntries, null), queryEntries.some(([, , r]) => r)]);
   // Axios's `auth` option (it sends `Authorization: Basic ...`) where the spec has an http basic scheme (Twilio, Stripe); permitted, never required.
   if (schemes.some((scheme) => scheme.type === 'http' && scheme.scheme.toLowerCase() === 'basic')) {
