@@ -332,3 +332,46 @@ describe('whitespace between tokens is bounded: one line break, runs of at most 
     expect(m.push('\n')).toBe(true);
   });
 });
+
+describe('an operation whose body has several media types (apimatic: form, text/plain and multipart at once)', () => {
+  const SPEC = `openapi: 3.0.0
+info: {title: Convert, version: '1'}
+servers: [{url: 'https://api.convert.example'}]
+paths:
+  /transform:
+    post:
+      requestBody:
+        content:
+          text/plain: {schema: {type: string}}
+          application/x-www-form-urlencoded:
+            schema: {type: object, properties: {source: {type: string}, format: {type: string, enum: [xml, json]}}}
+          multipart/form-data:
+            schema: {type: object, properties: {file: {type: string}}}
+      responses: {'200': {description: ok}}
+`;
+  let convert: ApiSpec;
+  beforeAll(async () => {
+    const loaded = await loadSpec(SPEC, 'convert.yaml');
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    convert = loaded.value;
+  });
+  const starter = "const axios = require('axios');\n";
+  const check = (call: string) => {
+    const { matcher, fed } = ConstraintMatcher.after(convert, starter);
+    expect(fed).toEqual({ ok: true });
+    const result = matcher.feed(call);
+    return { result, complete: matcher.isComplete() };
+  };
+  it.each([
+    ['the form body wrapped', "axios.post('https://api.convert.example/transform', new URLSearchParams({ source: 'a', format: 'xml' }));"],
+    ['the form body as an object', "axios.post('https://api.convert.example/transform', { source: 'a' });"],
+    ["the multipart body's field", "axios.post('https://api.convert.example/transform', { file: 'a.txt' });"],
+    ['the text body', "axios.post('https://api.convert.example/transform', 'plain words');"],
+  ])('accepts %s, as the scorer permits each media type', (_name, call) => {
+    expect(check(call)).toEqual({ result: { ok: true }, complete: true });
+  });
+  it("still refuses what no media type declares, or an enum's stray value", () => {
+    expect(check("axios.post('https://api.convert.example/transform', { colour: 'red' });").result).toMatchObject({ ok: false });
+    expect(check("axios.post('https://api.convert.example/transform', { format: 'yaml' });").result).toMatchObject({ ok: false });
+  });
+});

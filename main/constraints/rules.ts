@@ -240,10 +240,17 @@ export function endpointRules(spec: ApiSpec, endpoint: Endpoint, compiler: RuleC
   }
   // `headers`, `params` and `auth` are object literals or a name in scope standing for the whole object (constraints.md).
   const config = configEntries.length > 0 ? objectRule(configEntries, null) : null;
-  const content = endpoint.requestBody?.contents.find((c) => /json/i.test(c.mediaType)) ?? endpoint.requestBody?.contents[0];
+  // Every media type's body, as the scorer permits a key that any of them declares (apimatic's
+  // operations take a form, text/plain and multipart body at once): a union of their schemas.
+  const contents = endpoint.requestBody?.contents ?? [];
+  const schemas = [...new Set(contents.map((c) => c.schema))];
   let data: ValueRule;
-  if (!content) data = { kind: 'union', options: [objectRule([], null), { kind: 'null' }] };
-  else data = content.schema ? compiler.compile(content.schema) : ANY;
+  if (contents.length === 0) data = { kind: 'union', options: [objectRule([], null), { kind: 'null' }] };
+  else if (schemas.includes(undefined)) data = ANY;
+  else {
+    const options = schemas.map((schema) => compiler.compile(schema));
+    data = options.length === 1 ? options[0]! : { kind: 'union', options };
+  }
   const form = endpoint.requestBody?.contents.some((c) => /^application\/x-www-form-urlencoded\b/i.test(c.mediaType)) ?? false;
   return { endpoint, hasDataArgument, data, config, configRequired: configEntries.some(([, , r]) => r), form };
 }
