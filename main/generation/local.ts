@@ -1,6 +1,7 @@
 import { InsufficientMemoryError, resolveChatWrapper, SpecialTokensText, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
 import { chatMessages, REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
-import { ConstraintMatcher, declaredNames, decodeTokens, TokenConstraint, type Vocabulary } from '../constraints/index.js';
+import { ConstraintMatcher, decodeTokens, namesInScope, TokenConstraint, type Vocabulary } from '../constraints/index.js';
+import type { Setup } from '../api/setup.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from './backend.js';
 import { Decoder, StepGate } from './decoder.js';
@@ -106,27 +107,13 @@ function plainText(trigger: LlamaText): string[] {
 }
 
 function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: LocalOptions, vocabulary: Vocabulary, chat: ChatWrapper | undefined, gate: StepGate): SlotGenerator {
-  // Per API and the names the starter code declares (what values may reference): the same for every sample of a run.
+  // Per API and the names in scope at the call (what values may reference): kept from sample to sample.
   const constraints = new Map<string, TokenConstraint>();
-  const constraintFor = (api: string, starter: string): TokenConstraint | undefined => {
-    const spec = options.constrainBy?.get(api);
-    if (!spec) return undefined;
-    const names = declaredNames(starter);
-    const key = `${api}\0${names.join(',')}`;
-    let constraint = constraints.get(key);
-    if (!constraint) constraints.set(key, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names))));
-    constraint.reset();
-    return constraint;
-  };
   return {
     async generate({ prompt, api, seed }) {
-      const constraint = options.constrainBy ? constraintFor(api, prompt.starter) : undefined;
-      if (options.constrainBy && !constraint) throw new Error(`no spec to constrain ${api} by`);
-      if (constraint) {
-        // The constraint sees the code the model continues: the prompt, or (chat) the reply's start.
-        const primed = constraint.state.feed(chat ? (prompt.replyPrefix ?? '') : prompt.text);
-        if (!primed.ok) throw new Error(`the prompt does not open an invocation the constraints accept (${primed.reason})`);
-      }
+      const spec = options.constrainBy?.get(api);
+      if (options.constrainBy && !spec) throw new Error(`no spec to constrain ${api} by`);
+      const constraint = spec ? constraintAtCall(constraints, api, spec, vocabulary, prompt.setup) : undefined;
       const { tokens, stopTexts } = promptTokens(runtime, prompt, chat);
       if (tokens.length + options.maxTokens > options.contextSize) {
         throw new Error(`the prompt (${tokens.length} tokens) and ${options.maxTokens} new tokens do not fit a context of ${options.contextSize}; raise --context or lower --max-tokens`);
@@ -135,4 +122,23 @@ function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: Lo
       return await generate(sequence, runtime.model, decoder, tokens, { maxTokens: options.maxTokens, decode: (t) => decodeTokens(vocabulary, t), greedy: options.temperature <= 0, stepDeadlineMs: options.stepDeadlineMs, ...(stopTexts ? { stopTexts } : {}) }, constraint);
     },
   };
+}
+
+/**
+ * The token constraint for a sample, standing where the model writes: its language takes the
+ * names in scope at the call (namesInScope: every enclosing scope of the starter, and the sample's
+ * definitions), and it has seen the starter from the call on (`callStart`): the starter's own code
+ * before it, earlier calls of Axios included, is context, as in `constraints check`. Completion
+ * and chat prompts alike end with the starter, so that is what the model continues.
+ * `cache` keeps one constraint per API and names, so memoised masks carry over between samples.
+ */
+export function constraintAtCall(cache: Map<string, TokenConstraint>, api: string, spec: ApiSpec, vocabulary: Vocabulary, setup: Pick<Setup, 'starter' | 'callStart' | 'definitions'>): TokenConstraint {
+  const names = namesInScope(setup);
+  const key = `${api}\0${names.join(',')}`;
+  let constraint = cache.get(key);
+  if (!constraint) cache.set(key, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names))));
+  constraint.reset();
+  const primed = constraint.state.feed(setup.starter.slice(setup.callStart));
+  if (!primed.ok) throw new Error(`the starter code does not open an invocation the constraints accept (${primed.reason})`);
+  return constraint;
 }

@@ -1,6 +1,6 @@
 import type { RequestConfig } from '../api/schemas.js';
 import type { Setup } from '../api/setup.js';
-import { ConstraintMatcher, declaredNames } from '../constraints/index.js';
+import { ConstraintMatcher, namesInScope } from '../constraints/index.js';
 import { checkRequest } from '../dataset/index.js';
 import type { Generation } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
@@ -59,9 +59,8 @@ export function specFeedback(code: string, setup: Setup, spec: ApiSpec, evaluati
 /** Where the spec's constraint language first refuses the call, and what could come there instead. */
 export function constraintRefusal(code: string, setup: Setup, spec: ApiSpec): string | undefined {
   if (setup.client !== 'axios') return undefined; // the language describes Axios calls (constraints.md)
-  const names = [...declaredNames(setup.starter.slice(0, setup.callStart)), ...Object.keys(setup.definitions)];
   const call = code.slice(setup.callStart);
-  const matcher = ConstraintMatcher.create(spec, names);
+  const matcher = ConstraintMatcher.create(spec, namesInScope(setup));
   const fed = matcher.feed(call);
   if (fed.ok) return undefined;
   // The matcher stays at the refused character: it says what it would have taken there.

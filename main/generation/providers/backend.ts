@@ -1,5 +1,6 @@
-import { ConstraintMatcher, declaredNames, exportGbnf } from '../../constraints/index.js';
+import { ConstraintMatcher, exportGbnf, namesInScope } from '../../constraints/index.js';
 import type { ApiSpec } from '../../openapi/index.js';
+import type { Setup } from '../../api/setup.js';
 import { chatMessages, type CompletionPrompt } from '../../prompt/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from '../backend.js';
 import type { Generation, Intervention } from '../generate.js';
@@ -62,12 +63,15 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
   if (style === 'completion' && !provider.capabilities.completion) throw new FatalProviderError(`${provider.name} takes chat prompts only: use --chat`);
   if (options.constrainBy && provider.capabilities.constraints !== 'grammar') throw new FatalProviderError(`${provider.name} cannot be constrained (no logits, no grammar): run it unconstrained`);
   const signal = options.signal ?? new AbortController().signal;
+  // Per API and the names in scope at the call (a real-world sample's enclosing scopes and definitions).
   const grammars = new Map<string, string>();
-  const grammarFor = (api: string): string | undefined => {
+  const grammarFor = (api: string, setup: Setup): string | undefined => {
     const spec = options.constrainBy?.get(api);
     if (!spec) return undefined;
-    let g = grammars.get(api);
-    if (!g) grammars.set(api, (g = exportGbnf(spec)));
+    const names = namesInScope(setup);
+    const key = `${api}\0${names.join(',')}`;
+    let g = grammars.get(key);
+    if (!g) grammars.set(key, (g = exportGbnf(spec, names)));
     return g;
   };
   let spent = 0;
@@ -85,7 +89,7 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
   const slot: SlotGenerator = {
     async generate({ prompt, api, seed }): Promise<Generation> {
       if (stopped) fatal(stopped);
-      const grammar = options.constrainBy ? grammarFor(api) : undefined;
+      const grammar = options.constrainBy ? grammarFor(api, prompt.setup) : undefined;
       if (options.constrainBy && !grammar) throw new Error(`no spec to constrain ${api} by`);
       const prefill = style === 'chat' && provider.capabilities.prefill && prompt.replyPrefix !== undefined;
       const request: ProviderPrompt = style === 'completion' ? { kind: 'completion', text: prompt.text } : { kind: 'chat', messages: chatMessages(prompt), ...(prefill ? { prefill: prompt.replyPrefix } : {}) };
@@ -187,8 +191,9 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
  * where the text left the workbench's language (the GBNF is a relaxation of it: the score says).
  */
 export function closeInvocation(spec: ApiSpec, prompt: CompletionPrompt, text: string, step: number): Extract<Intervention, { kind: 'closed' }> | undefined {
-  const matcher = ConstraintMatcher.create(spec, declaredNames(prompt.starter));
-  if (!matcher.feed(prompt.text).ok || !matcher.feed(text).ok || matcher.isComplete()) return undefined;
+  // From the call on, with the names in scope there (as the local decoder's constraint; see constraintAtCall).
+  const { matcher, fed } = ConstraintMatcher.forSetup(spec, prompt.setup);
+  if (!fed.ok || !matcher.feed(text).ok || matcher.isComplete()) return undefined;
   const closing = matcher.completion();
   return closing ? { kind: 'closed', step, text: closing } : undefined;
 }

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ConstraintMatcher, type TokenConstraint, hasBit, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
+import { loadSpec, type ApiSpec } from '../openapi/index.js';
+import { setupFor, type SetupSample } from '../prompt/index.js';
+import { REPO_ROOT } from '../../test/support/paths.js';
+import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
+import { constraintAtCall } from './local.js';
+
+/**
+ * Real-world samples (a repository's file up to the call, issue 35 item 3) whose ground truth
+ * reads a name of an enclosing scope: a parameter or a block-scoped `const` of the function around
+ * the call, or one of the sample's `definitions`; their starters also call Axios before the task.
+ * The local decoder's constraint must start at the task's call with those names in scope, and its
+ * masks must let the ground truth through token by token.
+ */
+const SAMPLES: { sample: SetupSample; completion: string }[] = [
+  {
+    // The URL reads the arrow function's parameter; the header a `let` of the block around the call.
+    sample: {
+      task: 'Get the user whose name is passed in.',
+      config: { method: 'get', url: 'https://api.github.com/users/octocat' },
+      starter_code:
+        "const axios = require('axios');\n\naxios.all([axios.get('https://api.github.com/rate_limit')]).then(() => {});\n\nconst getUser = async (name) => {\n  if (name) {\n    let token = process.env.GH_TOKEN;\n    // {task}\n    return axios.",
+      template_url: 'https://api.github.com/users/${name}',
+      definitions: { name: 'octocat' },
+    },
+    completion: 'get(`https://api.github.com/users/${name}`, { headers: { Authorization: `Bearer ${token}` } });\n  }\n};\n',
+  },
+  {
+    // A function declaration's parameters in the URL, and two of the sample's definitions as values.
+    sample: {
+      task: 'List the releases of the repository, a page of `perPage`.',
+      config: { method: 'get', url: 'https://api.github.com/repos/o/r/releases' },
+      starter_code: "const axios = require('axios');\n\nasync function releases(owner, repo) {\n  // {task}\n  const res = await axios.",
+      template_url: 'https://api.github.com/repos/${owner}/${repo}/releases',
+      definitions: { perPage: 5, accessToken: 'ghp_x' },
+    },
+    completion: 'get(`https://api.github.com/repos/${owner}/${repo}/releases`, { params: { per_page: perPage }, headers: { Authorization: `Bearer ${accessToken}` } });\n',
+  },
+];
+
+let spec: ApiSpec;
+beforeAll(async () => {
+  const file = path.join(REPO_ROOT, 'test', 'fixtures', 'realworld', 'specs', 'github_v3.yaml');
+  const loaded = await loadSpec(fs.readFileSync(file, 'utf8'), 'github_v3.yaml');
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  spec = loaded.value;
+});
+
+describe('the constraint of a real-world sample starts at its call, with every enclosing scope and its definitions in scope', () => {
+  it.each(SAMPLES.map((s, i) => [i, s] as const))('sample %i: the character matcher accepts the ground truth', (_i, { sample, completion }) => {
+    const setup = setupFor(sample, 'full');
+    const { matcher, fed } = ConstraintMatcher.forSetup(spec, setup);
+    expect(fed).toEqual({ ok: true });
+    expect(matcher.feed(completion)).toEqual({ ok: true });
+    expect(matcher.isComplete()).toBe(true);
+  });
+
+  describe.runIf(hasVocabBundle).each(['qwen2', 'llama-spm'] as const)('%s: the masks of a constrained run', (name) => {
+    let vocabulary: Vocabulary;
+    beforeAll(() => {
+      vocabulary = vocabularyFromGguf(vocabFile(name));
+    });
+
+    /** The longest token the mask allows that spells the next part of `text`, step by step: every step must find one. */
+    function walkThroughMasks(constraint: TokenConstraint, text: string): string {
+      let written = '';
+      while (written.length < text.length) {
+        const mask = constraint.mask();
+        const rest = text.slice(written.length);
+        let best = -1;
+        let bestLength = 0;
+        vocabulary.text.forEach((t, id) => {
+          if (t && t.length > bestLength && rest.startsWith(t) && hasBit(mask, id)) {
+            best = id;
+            bestLength = t.length;
+          }
+        });
+        if (best === -1) return written;
+        expect(constraint.advance(best)).toBe(true);
+        written += vocabulary.text[best]!;
+      }
+      return written;
+    }
+
+    it.each(SAMPLES.map((s, i) => [i, s] as const))('sample %i: every token of the ground truth is allowed where it comes', (_i, { sample, completion }) => {
+      const cache = new Map<string, TokenConstraint>();
+      const constraint = constraintAtCall(cache, 'github_v3', spec, vocabulary, setupFor(sample, 'full'));
+      expect(walkThroughMasks(constraint, completion)).toBe(completion);
+      expect(constraint.state.isComplete()).toBe(true);
+    });
+  });
+});
