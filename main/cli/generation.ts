@@ -156,7 +156,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const datasetFile = unwrap(readFileInput(str('dataset')));
       const specFiles = unwrap(readSpecDir(str('specs')));
       const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
-      const all = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config }));
+      // With their other fields: a real-world sample's own starter code, definitions and template URL, as a stored sample has them.
+      const all = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config, ...(s.fields ? { fields: s.fields } : {}) }));
       const sample = sampleOption(opts);
       const drawn = sample ? randomSample(all, sample) : all;
       const samples = opts['limit'] !== undefined ? drawn.slice(0, positiveInt('--limit', str('limit'))) : drawn;
