@@ -5,7 +5,7 @@ import { classifyFailure, conditionRows, countFailures, FAILURE_CLASSES, headlin
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
 import type { StoredRun } from '../store/index.js';
 import { readFileInput, readSpecDir } from './files.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
 

@@ -4,7 +4,7 @@ import { unwrap } from '../api/result.js';
 import { ConstraintMatcher, declaredNames, exportGbnf } from '../constraints/index.js';
 import { loadSpec } from '../openapi/index.js';
 import { readFileInput } from './files.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 
 interface CheckedFile {
   readonly file: string;

@@ -17,7 +17,7 @@ import { sha256, type StoredRun } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
 import { readFileInput, readSpecDir } from './files.js';
 import { runOnStoredDataset, sampleOption } from './runs.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
 import { failureTable } from './taxonomy.js';

@@ -19,17 +19,7 @@ import { registerSpecVersionCommands } from './specVersions.js';
 import { registerSubsetCommands } from './subsets.js';
 import { registerSynthesisCommands } from './synthesis.js';
 import { formatTable } from './table.js';
-
-export interface CliIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  /** serve: resolves when the server should stop (SIGINT/SIGTERM in the real CLI). */
-  readonly untilStopped?: () => Promise<void>;
-  /** run: aborted on Ctrl-C, so a run stops after the samples in flight and stays resumable. */
-  readonly signal?: AbortSignal;
-  /** Whether stderr is a terminal (progress redrawn in place) or a log (a line every 5%). */
-  readonly isTTY?: boolean;
-}
+import type { CliIo } from './io.js';
 
 /** The repository (or packaged app) root: holds `specs/`, `datasets/` and `out/renderer`. */
 export const APP_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

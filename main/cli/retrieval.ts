@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { WapiiError } from '../api/result.js';
 import { measureRecall, type Recall, type RecallReport } from '../retrieval/index.js';
 import { loadDatasetInput } from './datasetInput.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
 

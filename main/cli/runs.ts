@@ -7,7 +7,7 @@ import { localClient, openWorkbench } from '../service/index.js';
 import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';
 import type { z } from 'zod';
 import type { CompletionMode } from '../prompt/index.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
 import { uncertaintyJson } from './uncertainty.js';

@@ -9,7 +9,7 @@ import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
 import { readCodeDir, readFileInput, readSpecDir, writeFiles } from './files.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import { failuresOf, failureTable } from './taxonomy.js';
 import { uncertaintyJson } from './uncertainty.js';

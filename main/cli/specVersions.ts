@@ -6,7 +6,7 @@ import { exportFlat, recheckSamples, samplesOnNovelEndpoints } from '../dataset/
 import { describeChange, diffSpecs, loadSpec, type ApiSpec, type SpecDiff } from '../openapi/index.js';
 import { loadDatasetInput, type DatasetInput } from './datasetInput.js';
 import { readFileInput, writeFiles } from './files.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

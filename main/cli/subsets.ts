@@ -7,7 +7,7 @@ import { failedWithoutSolvedWith } from '../scoring/index.js';
 import { openWorkbench } from '../service/index.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { readFileInput, writeFiles } from './files.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 
 const describeRun = (run: StoredRun): Record<string, unknown> => {
   const manifest = (run.manifest ?? {}) as Record<string, unknown>;

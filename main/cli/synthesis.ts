@@ -4,7 +4,7 @@ import type { DatasetSummary } from '../api/schemas.js';
 import { jobStatusText } from '../api/constants.js';
 import { SYNTHESIS_PROVIDERS, type SynthesisJob } from '../api/synthesis.js';
 import { localClient, openWorkbench, type Workbench } from '../service/index.js';
-import type { CliIo } from './program.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 
 function findDataset(wb: Workbench, ref: string): DatasetSummary {

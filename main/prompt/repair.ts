@@ -1,14 +1,4 @@
-import { REPLY_FENCE, type CompletionPrompt } from './template.js';
-
-/**
- * One earlier round of the repair setting: the program the model wrote (starter + its completion)
- * and what the spec checker said about it. The feedback is built from the API's description and
- * the program alone, never from the expected request (main/runner/repair.ts).
- */
-export interface RepairTurn {
-  readonly code: string;
-  readonly feedback: readonly string[];
-}
+import { REPLY_FENCE, type CompletionPrompt, type RepairTurn } from './template.js';
 
 /** The user's follow-up in a chat: the checker's findings, then the ask for a corrected program. */
 export function repairMessage(feedback: readonly string[]): string {

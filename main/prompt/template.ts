@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { RepairTurn } from './repair.js';
 import type { RequestConfig } from '../api/schemas.js';
 import type { CompletionMode, PromptStyle, Setup } from '../api/setup.js';
 import { setupFor, type SetupSample } from './setup.js';
@@ -44,6 +43,17 @@ Your next task is about the {api} API. Complete the following code snippet{extra
 
 /** Identifies the templates in a run's manifest: a changed template is a different experiment. */
 export const PROMPT_TEMPLATE_HASH = createHash('sha256').update(PROMPT_TEMPLATE).update('\0').update(CHAT_TEMPLATE).digest('hex').slice(0, 16);
+
+/**
+ * One earlier round of the repair setting: the program the model wrote (starter + its completion)
+ * and what the spec checker said about it. The feedback is built from the API's description and
+ * the program alone, never from the expected request (main/runner/repair.ts). Here, beside the
+ * prompt that carries it as follow-ups, so repair.ts reads the prompt and not the other way round.
+ */
+export interface RepairTurn {
+  readonly code: string;
+  readonly feedback: readonly string[];
+}
 
 export interface CompletionPrompt {
   /** The sample's setup: the starter, where the call starts, names and definitions in scope, client. */
