@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { fail, ok, type Result } from '../api/result.js';
 import { RealWorldFieldsSchema, RequestConfigSchema, type JsonValue, type RequestConfig, type Sample, type SampleFields, type SourceNotes } from '../api/schemas.js';
-import { parseJsonStrictly } from './json.js';
+import { parseJsonStrictly } from '../openapi/index.js';
 
 /** A sample as read from a file, before it has a home in the store. */
 export interface SampleDraft {

@@ -31,4 +31,5 @@ export {
 export { validateValue, type ValueProblem } from './validate.js';
 export { followLocalRef, mergeAllOf, specDocument } from './build.js';
 export { MAX_NESTING, shortPath, valueProblem, type UnsafeValue } from './nesting.js';
+export { parseJsonStrictly } from './json.js';
 export { describeChange, diffSpecs, endpointKey, typeSignature, type ArgumentChange, type ArgumentChangeKind, type EndpointChange, type EndpointKey, type SpecDiff } from './diff.js';

@@ -4,6 +4,7 @@ import { fail, ok, type Result } from '../api/result.js';
 import { buildSpec } from './build.js';
 import { convertSwagger2, isSwagger2 } from './convert.js';
 import type { ApiSpec } from './model.js';
+import { parseJsonStrictly } from './json.js';
 import { deepCstNode, MAX_NESTING, shortPath, valueProblem } from './nesting.js';
 
 export type SpecFormat = 'yaml' | 'json';
@@ -29,6 +30,13 @@ function keyAt(text: string, offset: number): string {
  */
 export function parseSpecText(text: string, filename: string): Result<Record<string, unknown>> {
   const format = filename.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML';
+  // JSON.parse with the same refusals (parseJsonStrictly) takes 70 ms and little memory where the
+  // YAML parser's syntax tree took 4.4 s and 660 MB on GitHub's 13 MB description. Only a text it
+  // refuses goes on to the YAML parser below, which says where, as for a YAML file.
+  if (format === 'JSON') {
+    const fast = parseJsonStrictly(text, filename);
+    if (fast.ok && typeof fast.value === 'object' && fast.value !== null && !Array.isArray(fast.value)) return ok(fast.value as Record<string, unknown>);
+  }
   const lines = new LineCounter();
   const where = (offset: number): string => {
     const pos = lines.linePos(offset);

@@ -1,6 +1,6 @@
 import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from 'jsonc-parser';
 import { fail, ok, type Result } from '../api/result.js';
-import { MAX_NESTING, shortPath, valueProblem } from '../openapi/index.js';
+import { MAX_NESTING, shortPath, valueProblem } from './nesting.js';
 
 /** Where and why JSON text is broken; jsonc-parser reports offsets, which JSON.parse in Node 20 often omits. */
 function describeJsonError(text: string): string {
