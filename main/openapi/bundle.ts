@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { fail, ok, type Result } from '../api/result.js';
 import type { FileInput } from '../api/contract.js';
-import { parseSpecText } from './load.js';
+import { parseSpecText } from './parse.js';
 import { convertedText } from './convert.js';
 
 type Obj = Record<string, unknown>;

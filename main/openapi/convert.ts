@@ -3,7 +3,7 @@ import swagger2openapi from 'swagger2openapi';
 import { stringify } from 'yaml';
 import type { FileInput } from '../api/contract.js';
 import { fail, ok, type Result } from '../api/result.js';
-import { parseSpecText } from './load.js';
+import { parseSpecText } from './parse.js';
 
 type Obj = Record<string, unknown>;
 

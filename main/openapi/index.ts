@@ -13,7 +13,8 @@ export type {
   SecurityScheme,
 } from './model.js';
 export { ARGUMENT_LOCATIONS, HTTP_METHODS } from './model.js';
-export { loadSpec, parseSpecText, specFormatOf, type SpecFormat } from './load.js';
+export { loadSpec, specFormatOf, type SpecFormat } from './load.js';
+export { parseSpecText } from './parse.js';
 export { CONVERTED_FROM, convertSwagger2, importSpecFile, isSwagger2, type ImportedSpecFile } from './convert.js';
 export { bundleSpec, hasExternalRefs, type ReadSpecFile } from './bundle.js';
 export {

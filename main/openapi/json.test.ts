@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasWapiiBench, WAPIIBENCH_SPECS } from '../../test/support/paths.js';
-import { parseSpecText } from './load.js';
+import { parseSpecText } from './parse.js';
 
 describe.runIf(hasWapiiBench)("a JSON description read by JSON.parse's fast path", () => {
   it.each(['asana.yaml', 'google_calendar_v3.yaml', 'google_sheet_v4.yaml', 'slack.yaml'])('%s written as JSON reads as the same document as its YAML', (file) => {
