@@ -18,6 +18,7 @@ import { benchResults } from './results.js';
 import { benchRetrieval } from './retrieval.js';
 import { benchPool } from './pool.js';
 import { benchUpstreamSuite } from './upstreamSuite.js';
+import { benchCliStart } from './cliStart.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';
 
 // `npm run bench`: every benchmark of the workbench, each measured side by side in one run.
@@ -47,6 +48,7 @@ if (wanted('first-load')) await benchFirstLoad();
 if (wanted('results')) await benchResults(root);
 if (wanted('retrieval')) await benchRetrieval();
 if (wanted('pool')) await benchPool();
+if (wanted('cli-start')) await benchCliStart(root);
 // Named only (`npm run bench -- upstream-suite --dir <folder>`): upstream's third-party cases, fetched by hand, never committed.
 if (only.includes('upstream-suite')) await benchUpstreamSuite(only.includes('--dir') ? (only[only.indexOf('--dir') + 1] ?? '') : path.resolve(root, '..', 'upstream-suite'));
 // GPU when node-llama-cpp finds one; WAPII_BENCH_GPU=cpu keeps it on the CPU.
