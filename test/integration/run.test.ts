@@ -60,7 +60,8 @@ describe('wapii run against an OpenAI-compatible server, report, compare, retry'
       expect(first.stderr).toContain('run 1: 6 outputs to generate');
       expect(first.code).toBe(0);
       expect(server.received).toHaveLength(6);
-      const grammar = exportGbnf(spec);
+      // For the names in scope at the call: the fixed starter declares `axios` (as the local decoder's constraint has it).
+      const grammar = exportGbnf(spec, ['axios']);
       for (const r of server.received) {
         expect(r).toMatchObject({ method: 'POST', url: '/v1/completions', contentType: 'application/json' });
         expect(r.body).toMatchObject({ max_tokens: 250, temperature: 0, stop: ['\n\n'], grammar, guided_grammar: grammar });
