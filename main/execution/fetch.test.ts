@@ -37,8 +37,9 @@ describe('the global fetch is captured as undici sends it', () => {
     expect(sent(`const f = new FormData(); f.append('file', 'hello'); f.append('n', 3); fetch('https://x.test/p', { method: 'POST', body: f });`).data).toEqual({ file: 'hello', n: '3' });
     expect(sent(`fetch('https://x.test/p', { method: 'PUT', body: new Blob(['{"a":1}'], { type: 'application/json' }) });`)).toMatchObject({ headers: { 'content-type': 'application/json' }, data: { a: 1 } });
     expect(sent(`fetch('https://x.test/p', { method: 'PUT', body: new TextEncoder().encode('{"a":2}') });`)).toMatchObject({ headers: { accept: '*/*' }, data: { a: 2 } });
-    // The classic mistake: an object body is sent as "[object Object]".
-    expect(sent(`fetch('https://x.test/p', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: { a: 1 } });`).data).toBe('[object Object]');
+    // The classic mistake: an object body is sent as "[object Object]", text that is not JSON, read as a form as any such text is (scoring.md §2).
+    expect(sent(`fetch('https://x.test/p', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: { a: 1 } });`).data).toEqual({ 'object Object': '' });
+    expect(sent(`fetch('https://x.test/p', { method: 'POST', body: { a: 1 } });`)).toMatchObject({ headers: { 'content-type': 'text/plain;charset=UTF-8' }, data: { 'object Object': '' } });
   });
 
   it('Headers, Request and node-fetch: values trimmed, a repeated name joined, the method normalised as fetch does', () => {

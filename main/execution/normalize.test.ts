@@ -58,6 +58,16 @@ describe('scoring.md §3: the URL Axios really sends (default mode)', () => {
     expect(ok(`axios.get('https://x.test/q', { params: new URLSearchParams([['t', '1'], ['t', '2']]) });`).params).toEqual({ t: ['1', '2'] });
   });
 
+  it('reads text that is not JSON as a form, whatever its first character: "[object Object]" is the key "object Object" (issue 36 item 20)', () => {
+    expect(ok(`axios.post('https://x.test/p', '[object Object]');`).data).toEqual({ 'object Object': '' });
+    expect(ok(`axios.post('https://x.test/p', '{"a":1');`).data).toEqual({ '{"a":1': '' });
+    // Axios re-encodes a JSON-typed string that does not parse, so it is sent quoted.
+    expect(ok(`axios.post('https://x.test/p', '[object Object]', { headers: { 'Content-Type': 'application/json' } });`).data).toEqual({ '"': { 'object Object': '' } });
+    expect(ok(`axios.post('https://x.test/p', '[1, 2]');`).data).toEqual([1, 2]);
+    // The reference kept such text as it was.
+    expect(ok(`axios.post('https://x.test/p', '[object Object]');`, 'reference').data).toBe('[object Object]');
+  });
+
   it('refuses a body a custom transformRequest left as an object, and one nested too deep', () => {
     expect(first(`axios.post('https://x.test/p', { a: 1 }, { transformRequest: [(d) => d] });`)).toMatchObject({ ok: false, message: expect.stringContaining('transformRequest') });
     expect(first(`axios.post('https://x.test/p', '['.repeat(1e5) + ']'.repeat(1e5), { headers: { 'Content-Type': 'application/json' } });`)).toMatchObject({ ok: false, message: expect.stringContaining('deeper') });

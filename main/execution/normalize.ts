@@ -81,9 +81,12 @@ function parseText(value: string, mode: NormalizeMode): JsonValue {
       return plain(JSON.parse(text));
     } catch (e) {
       if (e instanceof Refused) throw e;
-      return value;
+      if (mode === 'reference') return value;
     }
   }
+  // Text that is not JSON is read as a form, whatever its first character: "[object Object]" (a
+  // plain object given as a fetch body, or that Axios data string) is the key "object Object",
+  // an argument the endpoint does not define, as any other non-JSON text is (scoring.md §2).
   return decodeForm(value, mode);
 }
 

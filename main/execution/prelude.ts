@@ -1,11 +1,14 @@
 /**
  * Scripts that run inside every sandbox context, as source text. A bare V8 context has none of
  * the web or Node APIs generated code reaches for, so these provide small, dependency-free
- * stand-ins: `console` (captured, capped), timers on a virtual clock, `URL`, `URLSearchParams`,
- * `FormData`, `Blob`, `TextEncoder`/`TextDecoder`, `btoa`/`atob`, a `process` stub, and
- * `require` for `axios`, `form-data`, `url` and `querystring`. They are written here rather than
- * taken from core-js because every context loads them afresh: a full WHATWG polyfill would cost
- * more than the whole snippet's run (the budget is ~1 ms per context).
+ * stand-ins: `console` (captured, capped), timers on a virtual clock, `URL`, `URLSearchParams`
+ * (the WHATWG parser and serializer for the forms programs write), `FormData`, `Blob`,
+ * `TextEncoder`/`TextDecoder` (UTF-8 as the Encoding standard decodes it), `btoa`/`atob`, a
+ * `process` stub, and each program's own `require` for `axios`, `form-data`, `url` and
+ * `querystring` (with `module`, `exports`, `__filename`, `__dirname`: see program.ts). The other
+ * Node 20 globals are in globals.ts. They are written here rather than taken from core-js because
+ * every context loads them afresh: a full WHATWG polyfill would cost more than the whole
+ * snippet's run (the budget is ~1 ms per context).
  *
  * Tamper-proofing (scoring.md §3): everything the host learns comes through one host callback
  * (`__wapiiHost`, taken off the global before the program exists) as plain strings built here from
@@ -46,6 +49,7 @@ export const SHIMS = String.raw`
   const U8 = Uint8Array, SyntaxError_ = SyntaxError, Error_ = Error, Promise_ = Promise;
   const promiseThen = bind(Promise.prototype.then), promiseResolve = Promise.resolve.bind(Promise);
   const stringTag = bind(Object.prototype.toString);
+  const test = bind(RegExp.prototype.test), objectCreate = Object.create;
 
   // Program-visible objects whose contents the capture reads keep them here, out of the program's reach.
   const searchState = new WeakMap(), formState = new WeakMap(), blobState = new WeakMap();
@@ -102,12 +106,17 @@ export const SHIMS = String.raw`
     if (!(after >= 1 && after <= TIMEOUT_MAX)) after = 1;
     return trunc(after);
   }
-  function schedule(fn, delay, args, interval) {
+  /** A timer on the virtual clock; an unref'd one (AbortSignal.timeout's) fires only while a ref'd one is pending, as it keeps no Node process alive. */
+  function schedule(fn, delay, args, interval, unref) {
     if (typeof fn !== 'function' || timers.length >= limits.timers) return 0;
     const id = nextId++;
-    push(timers, { id: id, at: now + delay, fn: fn, args: args, interval: interval ? delay : 0 });
+    push(timers, { id: id, at: now + delay, fn: fn, args: args, interval: interval ? delay : 0, unref: !!unref });
     return id;
   }
+  function anyRef() { for (let i = 0; i < timers.length; i++) if (!timers[i].unref) return true; return false; }
+  // performance.now(): the virtual clock plus the time the program has really run, so it moves on across a timer and within a busy loop.
+  const dateNow = Date.now, startedAt = dateNow();
+  function performanceNow() { return now + (dateNow() - startedAt); }
   function cancel(id) { for (let i = 0; i < timers.length; i++) if (timers[i].id === id) { spliceA(timers, i, 1); return; } }
   function rest(args, from) { const r = []; for (let i = from; i < args.length; i++) push(r, args[i]); return r; }
   g.setTimeout = function (fn, ms) { return schedule(fn, nodeDelay(ms), rest(arguments, 2), false); };
@@ -138,7 +147,7 @@ export const SHIMS = String.raw`
   function tick() {
     if (state.exited) return false;
     if (tickHead < ticks.length) { drainTicks(); return true; }
-    if (timers.length === 0 || fired >= limits.timers) return false;
+    if (!anyRef() || fired >= limits.timers) return false;
     let best = 0;
     for (let i = 1; i < timers.length; i++) if (timers[i].at < timers[best].at || (timers[i].at === timers[best].at && timers[i].id < timers[best].id)) best = i;
     const t = timers[best];
@@ -150,84 +159,348 @@ export const SHIMS = String.raw`
     return true;
   }
 
-  function encode(s) { return replace(replace(encodeURIComponent_(s), /%20/g, '+'), /[!'()~]/g, function (c) { return '%' + charCodeAt(c, 0).toString(16).toUpperCase(); }); }
-  function decode(s) { try { return decodeURIComponent_(replace(s, /\+/g, ' ')); } catch (e) { return s; } }
+  // ---- UTF-8 and percent-encoding, as the WHATWG Encoding and URL standards define them ----
+  // Written here because a bare context has neither, and no installed implementation runs without
+  // Node's internals; each is a few lines of the standard's own algorithm.
+  /** A string's UTF-8 bytes; a lone surrogate becomes U+FFFD, as TextEncoder and URL write it. */
+  function utf8Bytes(str) {
+    const s = S(str), out = [];
+    for (let i = 0; i < s.length; i++) {
+      let c = charCodeAt(s, i);
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = i + 1 < s.length ? charCodeAt(s, i + 1) : 0;
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; } else c = 0xfffd;
+      }
+      if (c < 0x80) push(out, c);
+      else if (c < 0x800) push(out, 0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) push(out, 0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else push(out, 0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return out;
+  }
+  /** The UTF-8 decoder of the Encoding standard: each maximal invalid subpart is one U+FFFD (or, fatal, a TypeError). */
+  function utf8Text(a, fatal) {
+    let out = '', units = [], needed = 0, seen = 0, cp = 0, lower = 0x80, upper = 0xbf, i = 0;
+    const n = a.length;
+    function emit(c) {
+      if (c > 0xffff) { c -= 0x10000; push(units, 0xd800 + (c >> 10), 0xdc00 + (c & 0x3ff)); } else push(units, c);
+      if (units.length >= 4096) { out += apply(fromCharCode, undefined, units); units = []; }
+    }
+    function bad() { if (fatal) { const e = new TypeError('The encoded data was not valid for encoding utf-8'); e.code = 'ERR_ENCODING_INVALID_ENCODED_DATA'; throw e; } emit(0xfffd); }
+    while (i < n) {
+      const b = a[i];
+      if (needed === 0) {
+        i++;
+        if (b <= 0x7f) emit(b);
+        else if (b >= 0xc2 && b <= 0xdf) { needed = 1; cp = b & 0x1f; }
+        else if (b >= 0xe0 && b <= 0xef) { if (b === 0xe0) lower = 0xa0; if (b === 0xed) upper = 0x9f; needed = 2; cp = b & 0xf; }
+        else if (b >= 0xf0 && b <= 0xf4) { if (b === 0xf0) lower = 0x90; if (b === 0xf4) upper = 0x8f; needed = 3; cp = b & 0x7; }
+        else bad();
+        continue;
+      }
+      if (b < lower || b > upper) { needed = seen = cp = 0; lower = 0x80; upper = 0xbf; bad(); continue; }
+      lower = 0x80; upper = 0xbf; cp = (cp << 6) | (b & 0x3f); seen++; i++;
+      if (seen === needed) { emit(cp); needed = seen = cp = 0; }
+    }
+    if (needed !== 0) bad();
+    return out + apply(fromCharCode, undefined, units);
+  }
+  /** The bytes of an ArrayBuffer, a typed array or a DataView, as a Uint8Array over the same memory; undefined for anything else. */
+  function bytesOf(v) {
+    if (v === null || typeof v !== 'object') return undefined;
+    try { return new U8(v, 0, bufferByteLength(v)); } catch (e) { /* not an ArrayBuffer */ }
+    if (!isView(v)) return undefined;
+    try { return new U8(viewBuffer(v), viewOffset(v), viewLength(v)); } catch (e) { /* a DataView */ }
+    try { return new U8(dvBuffer(v), v.byteOffset, v.byteLength); } catch (e) { return undefined; }
+  }
+  const HEXD = '0123456789ABCDEF';
+  /** Percent-encodes a string's UTF-8 bytes where keep(byte) is false; a space is '+' when plus is set (forms). */
+  function percentEncode(str, keep, plus) {
+    const b = utf8Bytes(str);
+    let out = '';
+    for (let i = 0; i < b.length; i++) {
+      const x = b[i];
+      if (plus && x === 0x20) out += '+';
+      else if (x < 0x80 && keep(x)) out += fromCharCode(x);
+      else out += '%' + HEXD[x >> 4] + HEXD[x & 15];
+    }
+    return out;
+  }
+  /** Percent-decodes (a '%' not followed by two hex digits stays), then reads the bytes as UTF-8. */
+  function percentDecode(s) {
+    const bytes = [];
+    for (let i = 0; i < s.length; i++) {
+      const c = charCodeAt(s, i);
+      if (c === 0x25 && i + 2 < s.length && test(/^[0-9a-fA-F]{2}$/, slice(s, i + 1, i + 3))) { push(bytes, parseInt(slice(s, i + 1, i + 3), 16)); i += 2; }
+      else if (c < 0x80) push(bytes, c);
+      else { const u = utf8Bytes(fromCharCode(c) + (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? fromCharCode(charCodeAt(s, ++i)) : '')); for (let k = 0; k < u.length; k++) push(bytes, u[k]); }
+    }
+    return utf8Text(bytes, false);
+  }
+  const isAlnum = function (x) { return (x >= 0x30 && x <= 0x39) || (x >= 0x41 && x <= 0x5a) || (x >= 0x61 && x <= 0x7a); };
+  /** application/x-www-form-urlencoded: only alphanumerics and *-._ stay as they are. */
+  function encode(s) { return percentEncode(s, function (x) { return isAlnum(x) || x === 0x2a || x === 0x2d || x === 0x2e || x === 0x5f; }, true); }
+  function decode(s) { return percentDecode(replace(s, /\+/g, ' ')); }
   function serializeSearch(list) { let out = ''; for (let i = 0; i < list.length; i++) out += (i ? '&' : '') + encode(list[i][0]) + '=' + encode(list[i][1]); return out; }
+  function parseSearch(s, list) {
+    const parts = split(s, '&');
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
+      if (!part) continue;
+      const eq = indexOf(part, '=');
+      push(list, eq < 0 ? [decode(part), ''] : [decode(slice(part, 0, eq)), decode(slice(part, eq + 1))]);
+    }
+  }
 
+  // A URL's searchParams writes its changes back into the URL's query.
+  const searchOwner = new WeakMap(), urlState = new WeakMap();
+  function touched(params) {
+    const url = wmGet(searchOwner, params);
+    if (url === undefined) return;
+    const q = serializeSearch(wmGet(searchState, params));
+    wmGet(urlState, url).query = q === '' ? null : q;
+  }
   class URLSearchParams {
     constructor(init) {
       const list = [];
       wmSet(searchState, this, list);
       if (init == null) return;
-      if (typeof init === 'string') {
-        const s = init.charAt(0) === '?' ? init.slice(1) : init;
-        for (const part of s.split('&')) {
-          if (!part) continue;
-          const i = part.indexOf('=');
-          push(list, i < 0 ? [decode(part), ''] : [decode(part.slice(0, i)), decode(part.slice(i + 1))]);
+      if (typeof init === 'object' || typeof init === 'function') {
+        if (wmHas(searchState, init)) {
+          const other = wmGet(searchState, init);
+          for (let i = 0; i < other.length; i++) push(list, [other[i][0], other[i][1]]);
+        } else if (typeof init[Symbol.iterator] === 'function') {
+          for (const pair of init) {
+            const kv = [];
+            for (const x of pair) push(kv, x);
+            if (kv.length !== 2) throw new TypeError('Each query pair must be an iterable [name, value] tuple');
+            push(list, [S(kv[0]), S(kv[1])]);
+          }
+        } else {
+          const keys = objectKeys(init);
+          for (let i = 0; i < keys.length; i++) push(list, [keys[i], S(init[keys[i]])]);
         }
-      } else if (wmHas(searchState, init)) {
-        const other = wmGet(searchState, init);
-        for (let i = 0; i < other.length; i++) push(list, [other[i][0], other[i][1]]);
-      } else if (typeof init[Symbol.iterator] === 'function') {
-        for (const pair of init) push(list, [S(pair[0]), S(pair[1])]);
-      } else {
-        for (const k of objectKeys(init)) push(list, [k, S(init[k])]);
+        return;
       }
+      const s = S(init);
+      parseSearch(charCodeAt(s, 0) === 0x3f ? slice(s, 1) : s, list);
     }
     get _list() { return wmGet(searchState, this); }
-    append(k, v) { push(this._list, [S(k), S(v)]); }
-    set(k, v) { const key = S(k); const list = this._list; const i = list.findIndex(function (p) { return p[0] === key; }); this.delete(key); if (i < 0) push(list, [key, S(v)]); else spliceA(list, i, 0, [key, S(v)]); }
-    get(k) { const p = this._list.find(function (p) { return p[0] === S(k); }); return p ? p[1] : null; }
-    getAll(k) { return this._list.filter(function (p) { return p[0] === S(k); }).map(function (p) { return p[1]; }); }
-    has(k) { return this._list.some(function (p) { return p[0] === S(k); }); }
-    delete(k) { const list = this._list; for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === S(k)) spliceA(list, i, 1); }
-    forEach(fn, self) { for (const p of this._list.slice()) fn.call(self, p[1], p[0], this); }
+    append(k, v) { push(this._list, [S(k), S(v)]); touched(this); }
+    set(k, v) {
+      const key = S(k), value = S(v), list = this._list;
+      let at = -1;
+      for (let i = 0; i < list.length; i++) if (list[i][0] === key) { if (at < 0) { at = i; list[i][1] = value; } else { spliceA(list, i, 1); i--; } }
+      if (at < 0) push(list, [key, value]);
+      touched(this);
+    }
+    get(k) { const key = S(k), list = this._list; for (let i = 0; i < list.length; i++) if (list[i][0] === key) return list[i][1]; return null; }
+    getAll(k) { const key = S(k), list = this._list, out = []; for (let i = 0; i < list.length; i++) if (list[i][0] === key) push(out, list[i][1]); return out; }
+    has(k, v) { const key = S(k), list = this._list; for (let i = 0; i < list.length; i++) if (list[i][0] === key && (v === undefined || list[i][1] === S(v))) return true; return false; }
+    delete(k, v) { const key = S(k), list = this._list; for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === key && (v === undefined || list[i][1] === S(v))) spliceA(list, i, 1); touched(this); }
+    forEach(fn, self) { const list = this._list; for (let i = 0; i < list.length; i++) fn.call(self, list[i][1], list[i][0], this); }
     keys() { return this._list.map(function (p) { return p[0]; })[Symbol.iterator](); }
     values() { return this._list.map(function (p) { return p[1]; })[Symbol.iterator](); }
     entries() { return this._list.map(function (p) { return [p[0], p[1]]; })[Symbol.iterator](); }
     [Symbol.iterator]() { return this.entries(); }
     get size() { return this._list.length; }
-    sort() { this._list.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }); }
+    sort() {
+      // Stable, by UTF-16 code units, as the standard says.
+      const list = this._list, sorted = list.map(function (p, i) { return [p, i]; }).sort(function (a, b) { return a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1]; });
+      for (let i = 0; i < sorted.length; i++) list[i] = sorted[i][0];
+      touched(this);
+    }
     toString() { return serializeSearch(this._list); }
     get [Symbol.toStringTag]() { return 'URLSearchParams'; }
   }
 
-  const URL_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*:)\/\/(?:([^:@\/]*)(?::([^@\/]*))?@)?([^:\/?#]*)(?::(\d+))?([^?#]*)(\?[^#]*)?(#.*)?$/;
+  // ---- URL: the WHATWG URL parser for the forms programs write (special schemes with a host, relative references) ----
+  const SPECIAL = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21', 'file:': '' };
+  const isSpecial = function (protocol) { return Object.prototype.hasOwnProperty.call(SPECIAL, protocol); };
+  const C0 = function (x) { return x > 0x20 && x < 0x7f; };
+  const FRAGMENT_KEEP = function (x) { return C0(x) && x !== 0x22 && x !== 0x3c && x !== 0x3e && x !== 0x60; };
+  const QUERY_KEEP = function (x) { return C0(x) && x !== 0x22 && x !== 0x23 && x !== 0x3c && x !== 0x3e; };
+  const SPECIAL_QUERY_KEEP = function (x) { return QUERY_KEEP(x) && x !== 0x27; };
+  const PATH_KEEP = function (x) { return QUERY_KEEP(x) && x !== 0x3f && x !== 0x60 && x !== 0x7b && x !== 0x7d; };
+  const USERINFO_KEEP = function (x) { return PATH_KEEP(x) && x !== 0x2f && x !== 0x3a && x !== 0x3b && x !== 0x3d && x !== 0x40 && !(x >= 0x5b && x <= 0x5e) && x !== 0x7c; };
+  const FORBIDDEN_HOST = /[\x00\t\n\r #\/:<>?@[\\\]^|%]/;
+  function invalidURL(input) { const e = new TypeError('Invalid URL'); e.code = 'ERR_INVALID_URL'; e.input = input; return e; }
+  function pathSegments(path, special) {
+    const parts = split(special ? replace(path, /\\/g, '/') : path, '/'), out = [];
+    for (let i = 0; i < parts.length; i++) {
+      const seg = parts[i], low = seg.toLowerCase(), last = i === parts.length - 1;
+      if (low === '..' || low === '.%2e' || low === '%2e.' || low === '%2e%2e') { if (out.length) out.pop(); if (last) push(out, ''); }
+      else if (low === '.' || low === '%2e') { if (last) push(out, ''); }
+      else push(out, percentEncode(seg, function (x) { return PATH_KEEP(x) || x === 0x25; }, false));
+    }
+    return out;
+  }
+  function parseHost(raw, special, input) {
+    let host = special ? percentDecode(raw).toLowerCase() : raw;
+    if (special && host === '') throw invalidURL(input);
+    if (test(FORBIDDEN_HOST, charCodeAt(host, 0) === 0x5b ? '' : host)) throw invalidURL(input);
+    return host;
+  }
+  /** Parses input against an optional base record into { protocol, username, password, hostname, port, path (array, or a string when opaque), query, fragment }. */
+  function parseURL(input, base) {
+    let s = replace(replace(S(input), /^[\x00-\x20]+|[\x00-\x20]+$/g, ''), /[\t\n\r]/g, '');
+    const r = { protocol: '', username: '', password: '', hostname: '', port: '', path: [], query: null, fragment: null };
+    const hash = indexOf(s, '#');
+    if (hash >= 0) { r.fragment = percentEncode(slice(s, hash + 1), function (x) { return FRAGMENT_KEEP(x) || x === 0x25; }, false); s = slice(s, 0, hash); }
+    const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(s);
+    let rest;
+    if (scheme) {
+      r.protocol = scheme[1].toLowerCase() + ':';
+      rest = slice(s, scheme[0].length);
+      if (!isSpecial(r.protocol) && !/^\/\//.test(rest)) {
+        const q = indexOf(rest, '?');
+        if (q >= 0) { r.query = percentEncode(slice(rest, q + 1), function (x) { return QUERY_KEEP(x) || x === 0x25; }, false); rest = slice(rest, 0, q); }
+        r.path = percentEncode(rest, function (x) { return x >= 0x20 && x < 0x7f; }, false);
+        return r;
+      }
+      if (isSpecial(r.protocol)) {
+        if (base && base.protocol === r.protocol && !/^[\/\\]/.test(rest)) return relative(rest, base, r, input);
+        rest = '//' + replace(rest, /^[\/\\]*/, '');
+      }
+    } else {
+      if (!base || typeof base.path === 'string') throw invalidURL(input);
+      r.protocol = base.protocol;
+      return relative(s, base, r, input);
+    }
+    return authority(rest, r, input);
+  }
+  function authority(rest, r, input) {
+    const special = isSpecial(r.protocol);
+    let body = slice(rest, 2);
+    const end = body.search(special ? /[\/\\?]/ : /[\/?]/);
+    let auth = end < 0 ? body : slice(body, 0, end);
+    body = end < 0 ? '' : slice(body, end);
+    const at = auth.lastIndexOf('@');
+    if (at >= 0) {
+      const info = slice(auth, 0, at), colon = indexOf(info, ':');
+      const keep = function (x) { return USERINFO_KEEP(x) || x === 0x25; };
+      r.username = percentEncode(colon < 0 ? info : slice(info, 0, colon), keep, false);
+      r.password = colon < 0 ? '' : percentEncode(slice(info, colon + 1), keep, false);
+      auth = slice(auth, at + 1);
+    }
+    const port = /:(\d*)$/.exec(auth);
+    if (port) {
+      auth = slice(auth, 0, port.index);
+      if (port[1] !== '') {
+        const n = +port[1];
+        if (n > 65535) throw invalidURL(input);
+        r.port = SPECIAL[r.protocol] === S(n) ? '' : S(n);
+      }
+    }
+    if (r.protocol === 'file:') r.hostname = auth.toLowerCase();
+    else r.hostname = parseHost(auth, special, input);
+    return pathAndQuery(body, r);
+  }
+  function pathAndQuery(body, r) {
+    const special = isSpecial(r.protocol);
+    const q = indexOf(body, '?');
+    if (q >= 0) { r.query = percentEncode(slice(body, q + 1), function (x) { return (special ? SPECIAL_QUERY_KEEP(x) : QUERY_KEEP(x)) || x === 0x25; }, false); body = slice(body, 0, q); }
+    const segments = pathSegments(body, special);
+    if (segments.length && segments[0] === '') segments.shift();
+    r.path = special && segments.length === 0 ? [''] : segments;
+    return r;
+  }
+  function relative(s, base, r, input) {
+    const special = isSpecial(r.protocol);
+    if (special ? /^[\/\\]{2}/.test(s) : /^\/\//.test(s)) return authority(s, r, input);
+    r.username = base.username; r.password = base.password; r.hostname = base.hostname; r.port = base.port;
+    if (s === '') { r.path = base.path.slice(); r.query = base.query; return r; }
+    if (charCodeAt(s, 0) === 0x3f) { const path = base.path.slice(); pathAndQuery(s, r); r.path = path; return r; }
+    if (special ? /^[\/\\]/.test(s) : /^\//.test(s)) return pathAndQuery(s, r);
+    const dir = base.path.slice(0, -1);
+    return pathAndQuery('/' + (dir.length ? dir.join('/') + '/' : '') + s, r);
+  }
+  function pathText(r) { return typeof r.path === 'string' ? r.path : '/' + r.path.join('/'); }
+  function hostText(r) { return r.hostname + (r.port ? ':' + r.port : ''); }
+  function hrefOf(r) {
+    const special = isSpecial(r.protocol);
+    let out = r.protocol;
+    if (typeof r.path !== 'string') out += '//' + (r.username || r.password ? r.username + (r.password ? ':' + r.password : '') + '@' : '') + hostText(r);
+    if (!special && typeof r.path !== 'string' && r.path.length === 0) { /* no path */ } else out += pathText(r);
+    return out + (r.query !== null ? '?' + r.query : '') + (r.fragment !== null ? '#' + r.fragment : '');
+  }
+  function linkSearch(url, r) {
+    const params = new URLSearchParams(r.query === null ? '' : r.query);
+    wmSet(searchOwner, params, url);
+    r.searchParams = params;
+  }
+  function stateOf(url) { const r = wmGet(urlState, url); if (r === undefined) throw new TypeError('Value of "this" must be of type URL'); return r; }
   class URL {
     constructor(href, base) {
-      let s = String(href);
-      if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(s)) {
-        if (base === undefined) throw new TypeError('Invalid URL: ' + s);
-        const b = new URL(base);
-        s = s.charAt(0) === '/' ? b.origin + s : b.origin + b.pathname.replace(/[^\/]*$/, '') + s;
-      }
-      const m = URL_RE.exec(s);
-      if (!m) throw new TypeError('Invalid URL: ' + s);
-      this.protocol = m[1].toLowerCase(); this.username = m[2] || ''; this.password = m[3] || '';
-      this.hostname = m[4].toLowerCase(); this.port = m[5] || ''; this.pathname = m[6] || '/';
-      this.searchParams = new URLSearchParams(m[7] || ''); this.hash = m[8] || '';
+      if (arguments.length === 0) throw new TypeError('The "url" argument must be specified');
+      const b = base === undefined ? undefined : parseURL(base);
+      const r = parseURL(href, b);
+      wmSet(urlState, this, r);
+      linkSearch(this, r);
     }
-    get host() { return this.hostname + (this.port ? ':' + this.port : ''); }
-    get origin() { return this.protocol + '//' + this.host; }
-    get search() { const s = this.searchParams.toString(); return s ? '?' + s : ''; }
-    set search(v) { this.searchParams = new URLSearchParams(String(v)); }
-    get href() { return this.origin + this.pathname + this.search + this.hash; }
+    static canParse(href, base) { try { parseURL(href, base === undefined ? undefined : parseURL(base)); return true; } catch (e) { return false; } }
+    get href() { return hrefOf(stateOf(this)); }
+    set href(v) { const r = parseURL(v); wmSet(urlState, this, r); linkSearch(this, r); }
+    get origin() { const r = stateOf(this); return isSpecial(r.protocol) && r.protocol !== 'file:' ? r.protocol + '//' + hostText(r) : 'null'; }
+    get protocol() { return stateOf(this).protocol; }
+    set protocol(v) { const r = stateOf(this), p = replace(S(v), /:.*$/, '').toLowerCase() + ':'; if (/^[a-z][a-z0-9+.-]*:$/.test(p) && isSpecial(p) === isSpecial(r.protocol)) { r.protocol = p; if (SPECIAL[p] === r.port) r.port = ''; } }
+    get username() { return stateOf(this).username; }
+    set username(v) { stateOf(this).username = percentEncode(S(v), USERINFO_KEEP, false); }
+    get password() { return stateOf(this).password; }
+    set password(v) { stateOf(this).password = percentEncode(S(v), USERINFO_KEEP, false); }
+    get host() { return hostText(stateOf(this)); }
+    set host(v) { const r = stateOf(this); try { const t = parseURL(r.protocol + '//' + S(v)); r.hostname = t.hostname; r.port = t.port; } catch (e) { /* an invalid host is ignored */ } }
+    get hostname() { return stateOf(this).hostname; }
+    set hostname(v) { const r = stateOf(this); try { r.hostname = parseURL(r.protocol + '//' + S(v)).hostname; } catch (e) { /* ignored */ } }
+    get port() { return stateOf(this).port; }
+    set port(v) { const r = stateOf(this), m = /^\d*/.exec(S(v))[0]; if (m === '') { if (S(v) === '') r.port = ''; return; } const n = +m; if (n <= 65535) r.port = SPECIAL[r.protocol] === S(n) ? '' : S(n); }
+    get pathname() { return pathText(stateOf(this)); }
+    set pathname(v) { const r = stateOf(this); if (typeof r.path === 'string') return; const segs = pathSegments(S(v), isSpecial(r.protocol)); if (segs.length && segs[0] === '') segs.shift(); r.path = segs.length ? segs : ['']; }
+    get search() { const q = stateOf(this).query; return q === null || q === '' ? '' : '?' + q; }
+    set search(v) { const r = stateOf(this); let s = S(v); if (charCodeAt(s, 0) === 0x3f) s = slice(s, 1); r.query = s === '' ? null : percentEncode(s, function (x) { return (isSpecial(r.protocol) ? SPECIAL_QUERY_KEEP(x) : QUERY_KEEP(x)) || x === 0x25; }, false); const list = wmGet(searchState, r.searchParams); spliceA(list, 0, list.length); parseSearch(s, list); }
+    get searchParams() { return stateOf(this).searchParams; }
+    get hash() { const f = stateOf(this).fragment; return f === null || f === '' ? '' : '#' + f; }
+    set hash(v) { const r = stateOf(this); let s = S(v); if (charCodeAt(s, 0) === 0x23) s = slice(s, 1); r.fragment = s === '' ? null : percentEncode(s, function (x) { return FRAGMENT_KEEP(x) || x === 0x25; }, false); }
     toString() { return this.href; }
     toJSON() { return this.href; }
+    get [Symbol.toStringTag]() { return 'URL'; }
   }
 
+  // ---- Blob: the bytes of its parts; the capture reads its text (a part's bytes as UTF-8) ----
   function blobText(p) { return typeof p === 'string' ? p : wmHas(blobState, p) ? wmGet(blobState, p).text : S(p); }
+  function blobOf(bytes, type) {
+    const blob = objectCreate(Blob.prototype);
+    wmSet(blobState, blob, { bytes: bytes, text: utf8Text(bytes, false), type: type });
+    return blob;
+  }
+  function blobType(t) { const s = t === undefined ? '' : S(t); return /^[\x20-\x7e]*$/.test(s) ? s.toLowerCase() : ''; }
   class Blob {
     constructor(parts, options) {
-      let text = '';
-      if (parts != null) for (let i = 0; i < parts.length; i++) text += blobText(parts[i]);
-      wmSet(blobState, this, { text: text });
-      this.type = (options && options.type) || '';
+      const bytes = [];
+      if (parts !== undefined) {
+        if (parts === null || typeof parts !== 'object' || typeof parts[Symbol.iterator] !== 'function') throw new TypeError('The "sources" argument must be a sequence.');
+        for (const p of parts) {
+          const b = wmHas(blobState, p) ? wmGet(blobState, p).bytes : bytesOf(p) || utf8Bytes(S(p));
+          for (let i = 0; i < b.length; i++) push(bytes, b[i]);
+        }
+      }
+      wmSet(blobState, this, { bytes: new U8(bytes), text: utf8Text(bytes, false), type: blobType(options && options.type) });
     }
-    get _text() { return wmGet(blobState, this).text; }
-    get size() { return this._text.length; }
-    text() { return Promise.resolve(this._text); }
+    get size() { return wmGet(blobState, this).bytes.length; }
+    get type() { return wmGet(blobState, this).type; }
+    text() { return promiseResolve(wmGet(blobState, this).text); }
+    arrayBuffer() { return promiseResolve(new U8(wmGet(blobState, this).bytes).buffer); }
+    bytes() { return promiseResolve(new U8(wmGet(blobState, this).bytes)); }
+    slice(start, end, type) {
+      const b = wmGet(blobState, this).bytes, n = b.length;
+      const at = function (v, d) { if (v === undefined) return d; const x = trunc(+v) || 0; return x < 0 ? Math.max(n + x, 0) : Math.min(x, n); };
+      const from = at(start, 0), to = at(end, n);
+      return blobOf(new U8(b.subarray(from, Math.max(from, to))), blobType(type));
+    }
+    stream() {
+      const bytes = new U8(wmGet(blobState, this).bytes);
+      return new (internal.loadStreams().ReadableStream)({ start: function (c) { if (bytes.length) c.enqueue(bytes); c.close(); } });
+    }
     get [Symbol.toStringTag]() { return 'Blob'; }
   }
 
@@ -249,18 +522,43 @@ export const SHIMS = String.raw`
     get [Symbol.toStringTag]() { return 'FormData'; }
   }
 
+  const ENCODING_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
   class TextEncoder {
     get encoding() { return 'utf-8'; }
-    encode(s) {
-      const bytes = [];
-      const str = unescape(encodeURIComponent(String(s === undefined ? '' : s)));
-      for (let i = 0; i < str.length; i++) bytes.push(str.charCodeAt(i));
-      return new Uint8Array(bytes);
+    encode(s) { return new U8(utf8Bytes(s === undefined ? '' : s)); }
+    encodeInto(s, dest) {
+      const str = S(s);
+      let read = 0, written = 0;
+      for (let i = 0; i < str.length; i++) {
+        const c = charCodeAt(str, i), pair = c >= 0xd800 && c <= 0xdbff && i + 1 < str.length && charCodeAt(str, i + 1) >= 0xdc00 && charCodeAt(str, i + 1) <= 0xdfff;
+        const b = utf8Bytes(pair ? slice(str, i, i + 2) : fromCharCode(c));
+        if (written + b.length > dest.length) break;
+        for (let k = 0; k < b.length; k++) dest[written++] = b[k];
+        read += pair ? 2 : 1;
+        if (pair) i++;
+      }
+      return { read: read, written: written };
     }
+    get [Symbol.toStringTag]() { return 'TextEncoder'; }
   }
+  const decoderState = new WeakMap();
   class TextDecoder {
+    constructor(label, options) {
+      const l = label === undefined ? 'utf-8' : S(label).trim().toLowerCase();
+      if (ENCODING_LABELS.indexOf(l) < 0) { const e = new RangeError('The "' + S(label) + '" encoding is not supported'); e.code = 'ERR_ENCODING_NOT_SUPPORTED'; throw e; }
+      wmSet(decoderState, this, { fatal: !!(options && options.fatal), ignoreBOM: !!(options && options.ignoreBOM) });
+    }
     get encoding() { return 'utf-8'; }
-    decode(b) { let s = ''; const a = b ? new Uint8Array(b.buffer || b) : []; for (let i = 0; i < a.length; i++) s += String.fromCharCode(a[i]); try { return decodeURIComponent(escape(s)); } catch (e) { return s; } }
+    get fatal() { return wmGet(decoderState, this).fatal; }
+    get ignoreBOM() { return wmGet(decoderState, this).ignoreBOM; }
+    decode(input) {
+      const s = wmGet(decoderState, this);
+      let bytes = input === undefined ? new U8(0) : bytesOf(input);
+      if (bytes === undefined) throw new TypeError('The "input" argument must be an instance of ArrayBuffer or ArrayBufferView.');
+      if (!s.ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+      return utf8Text(bytes, s.fatal);
+    }
+    get [Symbol.toStringTag]() { return 'TextDecoder'; }
   }
 
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -397,17 +695,21 @@ export const SHIMS = String.raw`
     return { value: value, str: str, pairs: pairs, body: body, fetchBody: fetchBody };
   }
 
-  defineProperty(g, '__wapiiInternal', { configurable: true, value: {
+  const internal = {
     send: send, fail: fail, describe: describe, tick: tick, drainTicks: drainTicks, state: state, exitSignal: exitSignal, writer: writer, Limit: Limit,
     searchState: searchState, stringTag: stringTag, S: S, stringify: stringify, promiseThen: promiseThen, SyntaxError: SyntaxError_,
     Error: Error_, Promise: Promise_, wmHas: wmHas, wmGet: wmGet, wmSet: wmSet, push: push, rest: rest, Blob: Blob,
-  } });
+    schedule: schedule, nodeDelay: nodeDelay, performanceNow: performanceNow, blobState: blobState,
+    platformObject: function (v) { return wmHas(searchState, v) || wmHas(formState, v); },
+  };
+  defineProperty(g, '__wapiiInternal', { configurable: true, value: internal });
 })();
 `;
 
 /**
- * Runs after Axios: the capturing adapter and `require`. Its completion value is the control
- * object the host keeps a reference to (`run`, `tick`); nothing of it stays on the global.
+ * Runs after Axios: the capturing adapter and the modules a program's `require` offers. Its
+ * completion value is the control object the host keeps a reference to (`run`, `tick`); nothing
+ * of it stays on the global.
  */
 export const CAPTURE = String.raw`
 (function () {
@@ -653,12 +955,24 @@ export const CAPTURE = String.raw`
     },
   };
   modules['node:url'] = modules.url; modules['node:querystring'] = modules.querystring;
-  g.require = function (name) {
-    if (Object.prototype.hasOwnProperty.call(modules, name)) return modules[name];
-    throw new Error("Cannot find module '" + name + "' (the sandbox offers axios, node-fetch, form-data, url and querystring; fetch is global)");
-  };
-  // CommonJS names for code that assigns module.exports; defined after Axios, whose UMD header would use them.
-  g.module = { exports: {} }; g.exports = g.module.exports;
+  const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty), apply = Reflect.apply;
+  const FILENAME = '/snippet.js', DIRNAME = '/';
+  /**
+   * The program's module scope, as Node's CommonJS wrapper gives it: its own require (with
+   * require.main === module), module and exports, passed as the module function's parameters,
+   * so a program that replaces a global require replaces nothing the program reads.
+   */
+  function moduleScope() {
+    const module = { id: '.', path: DIRNAME, filename: FILENAME, loaded: false, children: [], paths: [], exports: {} };
+    const require = function (name) {
+      if (typeof name === 'string' && hasOwn(modules, name)) return modules[name];
+      throw new Error("Cannot find module '" + S(name) + "' (the sandbox offers axios, node-fetch, form-data, url and querystring; fetch is global)");
+    };
+    require.main = module; require.cache = {};
+    require.resolve = function (name) { if (typeof name === 'string' && hasOwn(modules, name)) return name; return require(name); };
+    module.require = require;
+    return { module: module, require: require };
+  }
 
   const indirectEval = g.eval;
   const rejected = function (e) { I.fail(e); };
@@ -667,7 +981,12 @@ export const CAPTURE = String.raw`
     reference = mode === 'reference';
     let result;
     try {
-      result = indirectEval(source);
+      const main = indirectEval(source);
+      // Not a function only when the program broke out of its wrapper: what it ran has run.
+      if (typeof main === 'function') {
+        const scope = moduleScope();
+        result = apply(main, scope.module.exports, [scope.module.exports, scope.require, scope.module, FILENAME, DIRNAME]);
+      }
     } catch (e) {
       let syntax = false;
       try { syntax = e instanceof I.SyntaxError; } catch (x) { syntax = false; }

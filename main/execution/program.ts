@@ -1,8 +1,11 @@
 /**
  * Turns generated code into a script the sandbox can run: ES `import`s of modules become
  * `require` calls (a context runs scripts, not modules), and the whole program runs inside an
- * async function so top-level `await` works; the sandbox's runner evaluates it and records a
- * rejection of the promise it returns (see CAPTURE in prelude.ts).
+ * async function so top-level `await` works. That function sits in a module function, as Node
+ * wraps a CommonJS file, so `require`, `module`, `exports`, `__filename` and `__dirname` are the
+ * program's own parameters and not globals a program could replace for itself. The sandbox's
+ * runner evaluates the script to that module function, calls it, and records a rejection of the
+ * promise it returns (see CAPTURE in prelude.ts).
  */
 const IMPORT_RE = /^[ \t]*import\s+(?:(\*\s+as\s+[\w$]+)|([\w$]+)?\s*,?\s*(\{[^}]*\})?)\s*from\s*(['"])([^'"]+)\4\s*;?|^[ \t]*import\s*(['"])([^'"]+)\6\s*;?/gm;
 
@@ -22,7 +25,7 @@ export function rewriteImports(code: string): string {
   });
 }
 
-/** The script the sandbox compiles for a program. */
+/** The script the sandbox evaluates for a program: the module function (the program starts on its line 2). */
 export function wrapProgram(code: string): string {
-  return `(async () => {\n${rewriteImports(code)}\n})()\n`;
+  return `(function (exports, require, module, __filename, __dirname) { return (async () => {\n${rewriteImports(code)}\n})(); })\n`;
 }

@@ -73,6 +73,38 @@ describe('the sandbox runs programs with the real Axios', () => {
     });
   });
 
+  it('process.exit ends the program as Node does: nothing after it runs or counts, what was captured stays (issue 36 item 17)', () => {
+    const urls = (code: string) => {
+      const run = sandbox.run(`const axios = require('axios');\n${code}`);
+      return { urls: run.requests.map((r) => r.url), console: run.console, error: run.error };
+    };
+    // The exit inside main() is a rejection main().catch sees in the stand-in; Node never gets there.
+    expect(urls(`async function main() { await axios.post('https://x.test/p', { a: 1 }); process.exit(0); }\nmain().catch((e) => { console.error('failed', e); process.exit(1); });`)).toEqual({ urls: ['https://x.test/p'], console: [], error: undefined });
+    expect(urls(`async function main() { await axios.post('https://x.test/p', { a: 1 }); process.exit(0); }\nmain();`)).toEqual({ urls: ['https://x.test/p'], console: [], error: undefined });
+    // A catch or finally that swallows the exit, and whatever comes after it, sends nothing.
+    expect(urls(`try { process.exit(0); } catch (e) { console.log('caught'); }\naxios.get('https://x.test/after');`)).toEqual({ urls: [], console: [], error: undefined });
+    expect(urls(`await axios.get('https://x.test/1');\ntry { process.exit(0); } finally { console.log('finally'); axios.get('https://x.test/2'); }`)).toEqual({ urls: ['https://x.test/1'], console: [], error: undefined });
+    // Nor do its timers, a loop it would never reach, or a throw after it.
+    expect(urls(`setTimeout(() => axios.get('https://x.test/timer'), 5);\nawait axios.get('https://x.test/1');\ntry { process.exit(0); } catch {}\nfor (;;) {}`)).toEqual({ urls: ['https://x.test/1'], console: [], error: undefined });
+    expect(urls(`console.log('before'); try { process.exit(0); } catch {} throw new Error('after');`)).toEqual({ urls: [], console: ['log: before'], error: undefined });
+    // An error the program raised before it exited stays its error.
+    expect(urls(`setTimeout(() => { throw new Error('first'); }, 1); setTimeout(() => process.exit(0), 2);`).error).toMatchObject({ kind: 'exception', message: 'Error: first' });
+  });
+
+  it('require, module, exports, __filename and __dirname are the program\'s own, as a CommonJS module\'s (issue 36 item 18)', () => {
+    const run = sandbox.run(`Function('return this')().require = () => { throw new Error('a fake require'); };
+      globalThis.module = { fake: true };
+      const axios = require('axios');
+      await axios.get('https://x.test/r');
+      console.log([typeof require, require.main === module, module.exports === exports, this === module.exports, __filename, __dirname, 'require' in globalThis && globalThis.require !== require].join());`);
+    expect(run.error).toBeUndefined();
+    expect(run.requests.map((r) => r.url)).toEqual(['https://x.test/r']);
+    expect(run.console).toEqual(['log: function,true,true,true,/snippet.js,/,true']);
+    // Nothing is global before the program makes it so; require.main === module runs the main function, as in Node.
+    expect(sandbox.run(`console.log([typeof globalThis.require, typeof globalThis.module, typeof globalThis.exports].join());`).console).toEqual(['log: undefined,undefined,undefined']);
+    expect(sandbox.run(`const axios = require('axios');\nasync function main() { await axios.get('https://x.test/main'); }\nif (require.main === module) main();`).requests.map((r) => r.url)).toEqual(['https://x.test/main']);
+  });
+
   it('reports syntax errors and exceptions as errors', () => {
     expect(sandbox.run('axios.get(').error?.kind).toBe('syntax');
     expect(sandbox.run('undefinedFunction();').error).toMatchObject({ kind: 'exception', message: expect.stringContaining('undefinedFunction is not defined') });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import ivm from 'isolated-vm';
+import { nodeGlobals } from './globals.js';
 import { CAPTURE, SHIMS } from './prelude.js';
 import { wrapProgram } from './program.js';
 
@@ -73,6 +74,8 @@ export interface SandboxOptions {
 const require = createRequire(import.meta.url);
 /** The real Axios, browser build (UMD), pinned in package.json; read by path since its exports map hides dist/. */
 const AXIOS_SOURCE = fs.readFileSync(path.join(path.dirname(require.resolve('axios/package.json')), 'dist', 'axios.min.js'), 'utf8');
+/** Node 20's web globals, the WHATWG streams among them from web-streams-polyfill's ponyfill (UMD), pinned in package.json. */
+const NODE_GLOBALS = nodeGlobals(fs.readFileSync(path.join(path.dirname(require.resolve('web-streams-polyfill/package.json')), 'dist', 'ponyfill.es2018.js'), 'utf8'));
 
 /** Host-side caps on what one program can hand over. */
 const CAPS = { requests: 20, requestChars: 4 * 1024 * 1024, consoleLines: 2000, programChars: 1024 * 1024 };
@@ -147,7 +150,7 @@ export class Sandbox implements Disposable {
 
   private start(): void {
     this.isolate = new ivm.Isolate({ memoryLimit: this.memoryLimitMb });
-    this.scripts = [SHIMS, AXIOS_SOURCE, CAPTURE].map((code, i) => this.isolate.compileScriptSync(code, { filename: `wapii-prelude-${i}.js` }));
+    this.scripts = [SHIMS, AXIOS_SOURCE, NODE_GLOBALS, CAPTURE].map((code, i) => this.isolate.compileScriptSync(code, { filename: `wapii-prelude-${i}.js` }));
     this.isolatesStarted++;
   }
 
@@ -167,10 +170,15 @@ export class Sandbox implements Disposable {
     const consoleLines: string[] = [];
     let programError: Execution['error'];
     let requestChars = 0;
+    // process.exit ends the program as Node does: nothing it does afterwards (a catch or finally
+    // that swallowed the exit, the rejection it left, a loop, its timers) is recorded or held
+    // against it. A thrown signal alone can be caught, so the host closes the channel here.
+    let exited = false;
     // The one channel from the program's world to the host: strings only, counted and capped here.
     const record = (kind: unknown, payload: unknown): void => {
-      if (typeof kind !== 'string' || typeof payload !== 'string') return;
-      if (kind === 'request') {
+      if (exited || typeof kind !== 'string' || typeof payload !== 'string') return;
+      if (kind === 'exit') exited = true;
+      else if (kind === 'request') {
         if (requests.length >= CAPS.requests) return;
         requestChars += payload.length;
         requests.push(requestChars > CAPS.requestChars ? parseRecord('{"refused":"the program sent more than 4 MB of requests"}') : parseRecord(payload));
@@ -198,8 +206,8 @@ export class Sandbox implements Disposable {
       else {
         runRef.applySync(undefined, [wrapProgram(code), options.compat ?? 'default'], { timeout: remaining() });
         // Fire the virtual timers one at a time, each followed by its ticks and promise jobs.
-        while (performance.now() - started < budget && tickRef.applySync(undefined, [], { timeout: remaining() }) === true);
-        if (performance.now() - started >= budget) throw new Error('Script execution timed out.');
+        while (!exited && performance.now() - started < budget && tickRef.applySync(undefined, [], { timeout: remaining() }) === true);
+        if (!exited && performance.now() - started >= budget) throw new Error('Script execution timed out.');
       }
     } catch (e) {
       if (this.isolate.isDisposed) error = { kind: 'memory', message: `the program ran out of memory (${this.memoryLimitMb} MB)` };
@@ -212,6 +220,8 @@ export class Sandbox implements Disposable {
     }
     error ??= programError;
     if (error?.kind === 'timeout' || error?.kind === 'memory' || this.isolate.isDisposed || this.heapUsed() > this.recycleHeapBytes) this.recycle();
+    // What ended the isolate's work after process.exit (a timeout, an unhandled rejection) is not the program's error; one recorded before it is.
+    if (exited) error = programError;
     return { requests, console: consoleLines, ...(error ? { error } : {}), durationMs: performance.now() - started };
   }
 

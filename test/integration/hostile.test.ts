@@ -27,8 +27,8 @@ const CREATE = {
   data: { name: 'Rotterdam North', address: { name: 'Harbor NL', street: 'Havenweg 12', city: 'Rotterdam', postal_code: '3011', country: 'NL' }, capacity_pallets: 1200 },
 };
 
-/** [class, name, code before the call, the call, what it is scored against, whether `correct` would be a forgery]. */
-type Case = readonly [string, string, string, string, 'list' | 'create', 'forged' | 'any'];
+/** [class, name, code before the call, the call, what it is scored against, whether `correct` would be a forgery, or is what Node's run of it earns]. */
+type Case = readonly [string, string, string, string, 'list' | 'create', 'forged' | 'any' | 'correct'];
 const loop = '{ for (;;) {} }';
 const CASES: readonly Case[] = [
   ['hang', 'getter loop on a thrown error', `throw Object.defineProperty(new Error('x'), 'message', { get() ${loop} });`, GET_OK, 'list', 'forged'],
@@ -69,6 +69,11 @@ const CASES: readonly Case[] = [
   ['disguised', 'a url getter answering differently on each read', `require('axios').interceptors.request.use((c) => { let n = 0; return Object.defineProperty(c, 'url', { get() { return n++ === 0 ? 'https://api.harbor.example/v2/me' : '${W}'; } }); });`, GET_OK, 'list', 'forged'],
   ['disguised', 'a header value with CR/LF smuggling a second header', '', `axios.get('${W}', { headers: { Authorization: 'Bearer <token>', 'X-Trace': 'a\\r\\nX-Forwarded-Host: evil.example' }, params: { region: 'eu', limit: 10 } });`, 'list', 'forged'],
   ['hang', 'a nextTick loop', `const spin = () => process.nextTick(spin); spin();`, GET_OK, 'list', 'forged'],
+  // Issue 36 items 17-19: programs Node ends cleanly, which must not read as broken.
+  ['node', 'process.exit(0) at the end of an async main', '', `async function main() { await ${POST_OK.replace(/;$/, '')}; process.exit(0); }\nmain().catch((e) => { console.error(e); process.exit(1); });`, 'create', 'correct'],
+  ['node', 'process.exit swallowed by a catch, a request after it', `try { process.exit(0); } catch (e) {}`, GET_OK, 'list', 'forged'],
+  ['node', 'the global require replaced', `Function('return this')().require = () => { throw new Error('a fake require'); }; require('axios');`, GET_OK, 'list', 'correct'],
+  ['node', "Node 20's globals before the call", `const signal = AbortSignal.any([new AbortController().signal, AbortSignal.timeout(5000)]); structuredClone({ a: [1] }); crypto.randomUUID(); performance.now(); new TextDecoder().decode(new TextEncoder().encode('x')); new Blob(['x']); new ReadableStream(); new URL('${W}');`, GET_OK, 'list', 'correct'],
 ];
 
 const program = (prefix: string, call: string): string => `// task\nconst axios = require('axios');\n${prefix}\n${call}\n`;
@@ -118,6 +123,8 @@ describe('hostile programs through the real `wapii score` process', () => {
     expect(canaryFailures).toEqual([]);
     const forgeries = CASES.flatMap(([cls, name, , , , expect], c) => (expect === 'forged' && verdicts[c * 4]?.sample_verdict === 'correct' ? [`${cls}: ${name}`] : []));
     expect(forgeries).toEqual([]);
+    const misread = CASES.flatMap(([cls, name, , , , expect], c) => (expect === 'correct' && verdicts[c * 4]?.sample_verdict !== 'correct' ? [`${cls}: ${name}: ${JSON.stringify(verdicts[c * 4])}`] : []));
+    expect(misread).toEqual([]);
 
     // Each hostile program has a reason on record, and those that wedged isolated-vm were stopped by the supervisor.
     const opened = Store.open(db);
