@@ -19,6 +19,7 @@ export const METHOD_NAMES = [
   'downloadModel',
   'cancelDownload',
   'listDownloads',
+  'dismissDownload',
   'listProviderModels',
   'previewRun',
   'startRun',
@@ -117,6 +118,16 @@ export const FAILURE_CLASSES = [
   'timeout',
   'unsatisfiable',
 ] as const;
+
+/**
+ * How a run's status reads: "finished with 3 errors" (its outputs that failed to generate, as the
+ * run's error says) rather than a bare "finished" a reader takes for a clean run. The Runs list
+ * and the run page use it; typed structurally, free of zod.
+ */
+export function runStatusText(run: { readonly status: string; readonly error: string | null }): string {
+  const errors = run.status === 'finished' ? /^finished with (\d+) errors?\b/.exec(run.error ?? '')?.[1] : undefined;
+  return errors !== undefined ? `finished with ${errors} ${errors === '1' ? 'error' : 'errors'}` : run.status;
+}
 
 /**
  * How a synthesis job's status reads: "finished with 3 errors" rather than a bare "finished" a

@@ -76,6 +76,9 @@ export const WorkbenchEventSchema = z.discriminatedUnion('type', [
     downloadedBytes: z.number(),
     totalBytes: z.number(),
     message: z.string().optional(),
+    /** Where the file lands (named by the server once it answers). */
+    file: z.string().optional(),
+    resumable: z.boolean().optional(),
   }),
 ]);
 export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
@@ -87,10 +90,29 @@ export type WorkbenchEvent = z.infer<typeof WorkbenchEventSchema>;
 export const contract = {
   listDatasets: { input: z.object({}), output: z.array(DatasetSummarySchema) },
   importDataset: {
-    /** `skipMissingSpecs`: import the samples whose API has a spec and leave the others out (default: refuse, one line per API without a spec). */
-    input: z.object({ name: z.string().min(1).optional(), dataset: FileInputSchema, specs: z.array(FileInputSchema).min(1), skipMissingSpecs: z.boolean().optional() }),
-    /** `skipped`: the APIs left out for want of a spec, with their sample counts. */
-    output: DatasetSummarySchema.extend({ skipped: z.array(z.object({ api: z.string(), samples: z.number().int() })).optional() }),
+    /**
+     * `skipMissingSpecs`: import the samples whose API has a spec and leave the others out (default: refuse, one line per API without a spec).
+     * `lenientRefs`: import a spec whose `$ref`s point at nothing, each stored as any value (default: refuse it, naming them).
+     * `server`: the base URL (http or https) for a spec that declares no server, stored in that spec.
+     */
+    input: z.object({
+      name: z.string().min(1).optional(),
+      dataset: FileInputSchema,
+      specs: z.array(FileInputSchema).min(1),
+      skipMissingSpecs: z.boolean().optional(),
+      lenientRefs: z.boolean().optional(),
+      server: z.string().min(1).max(2048).optional(),
+    }),
+    /**
+     * `skipped`: the APIs left out for want of a spec, with their sample counts. `brokenRefs`: with
+     * `lenientRefs`, each broken reference stored as any value, per API, with its number of uses.
+     * `serverFor`: the APIs whose spec took the given `server`.
+     */
+    output: DatasetSummarySchema.extend({
+      skipped: z.array(z.object({ api: z.string(), samples: z.number().int() })).optional(),
+      brokenRefs: z.array(z.object({ api: z.string(), ref: z.string(), uses: z.number().int() })).optional(),
+      serverFor: z.array(z.string()).optional(),
+    }),
   },
   exportDataset: {
     /** `reviewStates`: only samples in these states (e.g. accepted and fixed). */
@@ -145,6 +167,8 @@ export const contract = {
   downloadModel: { input: z.object({ source: z.string().min(1), filename: z.string().min(1).optional() }), output: DownloadSchema },
   cancelDownload: { input: z.object({ downloadId: z.string() }), output: DownloadSchema },
   listDownloads: { input: z.object({}), output: z.array(DownloadSchema) },
+  /** Removes an ended download's row from listDownloads (its partial file stays, so asking again for the source still resumes it). */
+  dismissDownload: { input: z.object({ downloadId: z.string() }), output: z.object({ dismissed: z.boolean() }) },
 
   // --- runs (main/service/runs.ts, main/service/jobs.ts) ---
   /** What startRun would do: samples after the subset, outputs, and a one-line estimate; refuses what startRun refuses. */
@@ -159,6 +183,10 @@ export const contract = {
       estimate: z.string(),
       /** Hosted providers: the most the run can cost (prompt tokens estimated from the prompts' length, every output at the token limit); `usd` null where the price table has no entry. */
       cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number().nullable(), capUsd: z.number().nullable() }).optional(),
+      /** Local models: the longest prompt (tokens estimated from its length) and max tokens against the context; `suggested` is the context New run uses when its field is blank. */
+      context: z
+        .object({ longestPromptTokens: z.number().int(), sampleId: z.string(), needed: z.number().int(), trainedContext: z.number().int().nullable(), suggested: z.number().int(), warning: z.string().optional() })
+        .optional(),
     }),
   },
   /** The models a hosted provider or an OpenAI-compatible server lists (GET /models), for the New run page's picker; the key comes from the key store. */
@@ -186,8 +214,11 @@ export const contract = {
   compareRuns: {
     input: z.object({
       baselineId: z.number().int(),
-      runIds: z.array(z.number().int()).min(1),
+      /** Empty only to ask for `candidates` before any run is chosen. */
+      runIds: z.array(z.number().int()),
       changedOnly: z.boolean().default(false),
+      /** Also list every other run with outputs and the samples it shares with the baseline (the page's run picker). */
+      candidates: z.boolean().default(false),
       offset: z.number().int().min(0).default(0),
       limit: z.number().int().min(1).max(100_000).default(1000),
     }),

@@ -115,6 +115,8 @@ export const DownloadSchema = z.object({
   /** Set once finished: the model added to the library. */
   modelId: z.number().int().nullable(),
   error: z.string().nullable(),
+  /** Whether asking again can continue it: false once finished, and for a failure no retry can fix (a 404, a refused connection). */
+  resumable: z.boolean().optional(),
 });
 export type Download = z.infer<typeof DownloadSchema>;
 
@@ -426,8 +428,9 @@ export type RunSampleDetail = z.infer<typeof RunSampleDetailSchema>;
 export const CompareMetricSchema = z.object({
   key: z.string(),
   label: z.string(),
-  baseline: z.number(),
-  values: z.array(z.number()),
+  /** null: undefined (a mean metric over no sample; a rate's empty denominator shows in `of`). */
+  baseline: z.number().nullable(),
+  values: z.array(z.number().nullable()),
   /** values[i] - baseline; null when either rate is undefined (its denominator is 0). */
   deltas: z.array(z.number().nullable()),
   /** For a rate: the counts it divides and its 95% interval, baseline first, then each run; null for a count. */
@@ -440,7 +443,7 @@ export const PairedTestSchema = z.object({ both: z.number().int(), a_only: z.num
 export type PairedTestValue = z.infer<typeof PairedTestSchema>;
 export const PAIRED_OUTCOME_NAMES = ['samples_correct', 'samples_executable', 'samples_illegal', 'urls_correct', 'methods_correct'] as const;
 
-export const VERDICT_CHANGES = ['same', 'fixed', 'regressed', 'changed'] as const;
+export const VERDICT_CHANGES = ['same', 'fixed', 'regressed', 'changed', 'absent'] as const;
 export const CompareRowSchema = z.object({
   index: z.number().int(),
   sampleId: z.string().nullable(),
@@ -453,7 +456,7 @@ export const CompareRowSchema = z.object({
   indexes: z.array(z.number().int().nullable()),
   /** Whether a reviewer overrode the verdict shown, baseline first. */
   overridden: z.array(z.boolean()),
-  /** Per other run: fixed (became correct), regressed (stopped being correct), changed, same. */
+  /** Per other run: fixed (became correct), regressed (stopped being correct), changed, same; absent: the run lacks the sample (not counted). */
   changes: z.array(z.enum(VERDICT_CHANGES)),
 });
 
@@ -461,9 +464,9 @@ export const CompareResultSchema = z.object({
   baseline: RunSummarySchema,
   runs: z.array(RunSummarySchema),
   metrics: z.array(CompareMetricSchema),
-  /** Per other run. */
+  /** Per other run, over the samples it shares with the baseline. */
   counts: z.array(z.object({ fixed: z.number().int(), regressed: z.number().int(), changed: z.number().int(), same: z.number().int() })),
-  /** Aligned by sample identity (see `alignment`); `total` after the changedOnly filter, `rows` the page. */
+  /** The baseline's samples that another run shares, aligned by sample identity (see `alignment`); `total` after the changedOnly filter, `rows` the page. */
   total: z.number().int(),
   rows: z.array(CompareRowSchema),
   /**
@@ -479,6 +482,8 @@ export const CompareResultSchema = z.object({
   paired: z.array(z.record(z.enum(PAIRED_OUTCOME_NAMES), PairedTestSchema)),
   /** The statistic whose delta each paired outcome carries (`samples_correct` → `samples_correct_wrt_total`). */
   pairedStatistics: z.record(z.enum(PAIRED_OUTCOME_NAMES), z.string()),
+  /** Asked for (`candidates`): every other run with outputs and how many samples it shares with the baseline, most first. */
+  candidates: z.array(z.object({ runId: z.number().int(), shared: z.number().int(), by: z.enum(['sample id', 'content hash', 'position']) })).optional(),
 });
 export type CompareResult = z.infer<typeof CompareResultSchema>;
 

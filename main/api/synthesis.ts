@@ -60,6 +60,8 @@ export const SynthesisJobSchema = z.object({
   costUsd: z.number(),
   counts: z.object({ endpoints: z.number().int(), done: z.number().int(), failed: z.number().int(), pending: z.number().int(), samples: z.number().int() }),
   endpoints: z.array(SynthesisEndpointSchema),
+  /** A running job whose last request failed and waits for its retry: why, and when. */
+  lastRetry: z.object({ message: z.string(), at: z.string() }).optional(),
 });
 export type SynthesisJob = z.infer<typeof SynthesisJobSchema>;
 

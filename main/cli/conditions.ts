@@ -4,7 +4,8 @@ import { reportOf } from '../runner/index.js';
 import { classifyFailure, conditionRows, countFailures, FAILURE_CLASSES, headlineValue, proportionsOf, type ConditionRow, type ExecutionFailure, type FailureClass, type Verdict } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
 import type { StoredRun } from '../store/index.js';
-import { readFileInput, readSpecDir } from './files.js';
+import { readFileInput } from './files.js';
+import { readSpecFolder } from './specFolder.js';
 import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
@@ -18,7 +19,7 @@ const cellOf = (run: StoredRun): string => `${String(run.settings['setup'] ?? ''
 async function fileRunRows(runs: readonly StoredRun[], specs: string): Promise<ConditionRow[]> {
   const datasets = new Set(runs.map((r) => r.dataset));
   if (datasets.size !== 1) throw new WapiiError('bad_input', `the runs are on different datasets (${[...datasets].join(', ')})`);
-  const prepared = unwrap(await prepareDataset(unwrap(readFileInput(runs[0]!.dataset)), unwrap(readSpecDir(specs))));
+  const prepared = unwrap(await prepareDataset(unwrap(readFileInput(runs[0]!.dataset)), unwrap(await readSpecFolder(specs))));
   return conditionRows(
     runs.map((run) => {
       const statistics = reportOf(run).statistics;

@@ -15,13 +15,14 @@ import { randomSample } from '../service/runPlan.js';
 import { DEFAULT_REPAIR_ROUNDS, type RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
-import { readFileInput, readSpecDir } from './files.js';
-import { runOnStoredDataset, sampleOption } from './runs.js';
+import { readFileInput } from './files.js';
+import { readSpecFolder } from './specFolder.js';
+import { compareSamples, repairJson, runOnStoredDataset, sampleOption } from './runs.js';
 import type { CliIo } from './io.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
 import { failureTable } from './taxonomy.js';
-import { pairedRuns, pairedTable, uncertaintyJson } from './uncertainty.js';
+import { pairedTable, uncertaintyJson } from './uncertainty.js';
 
 const positiveInt = (name: string, value: string, min = 1): number => {
   const n = Number(value);
@@ -154,7 +155,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const n = positiveInt('--n', str('n'));
       const seed = positiveInt('--seed', str('seed'), 0);
       const datasetFile = unwrap(readFileInput(str('dataset')));
-      const specFiles = unwrap(readSpecDir(str('specs')));
+      const specFiles = unwrap(await readSpecFolder(str('specs')));
       const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
       // With their other fields: a real-world sample's own starter code, definitions and template URL, as a stored sample has them.
       const all = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config, ...(s.fields ? { fields: s.fields } : {}) }));
@@ -247,7 +248,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         const json = [];
         for (const r of results) {
           const failures = await runFailureCounts(program, r.runId);
-          json.push({ ...r.report, ...uncertaintyJson(r.report), ...(failures ? { failures } : {}), run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) });
+          json.push({ ...r.report, ...repairJson(loadRun(program, String(r.runId))), ...uncertaintyJson(r.report), ...(failures ? { failures } : {}), run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) });
         }
         io.stdout(JSON.stringify(json.length === 1 ? json[0] : json, null, 2) + '\n');
       } else for (const r of results) io.stdout(`${conditions.length > 1 ? `knowledge: ${r.condition}\n` : ''}${reportText(r.report)}run ${r.runId}\n`);
@@ -257,13 +258,13 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .command('report')
     .description("a stored run's metrics: the paper's headline table, per API and per argument location")
     .argument('<run>', 'run number')
-    .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does, plus failures: {counts, per_api, unclassified}')
+    .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does, plus failures: {counts, per_api, unclassified} and, for a repair run, repair: {<sample>: {rounds_used, rounds: [{round, sample_verdict, error_verdict, feedback, tokens}]}}')
     .action(async (ref: string, opts: { json?: boolean }) => {
       const run = loadRun(program, ref);
       const report = reportOf(run);
       const failures = await runFailureCounts(program, run.id);
       if (opts.json) {
-        io.stdout(JSON.stringify({ ...report, ...uncertaintyJson(report), ...(failures ? { failures } : {}) }, null, 2) + '\n');
+        io.stdout(JSON.stringify({ ...report, ...repairJson(run), ...uncertaintyJson(report), ...(failures ? { failures } : {}) }, null, 2) + '\n');
         return;
       }
       io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
@@ -292,15 +293,8 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         const ob = proportionsOf(rb.statistics)[key];
         return { label, key, a: va, b: vb, delta: oa?.n === 0 || ob?.n === 0 ? null : vb - va, ...(oa ? { a_of: oa, b_of: ob } : {}) };
       });
-      const verdictOf = (r: RunReport, index: string): string | undefined => {
-        const v = r.samples[index];
-        const first = Array.isArray(v) ? v[0] : v;
-        return first ? (first.error_verdict ? `${first.sample_verdict} (${first.error_verdict})` : first.sample_verdict) : undefined;
-      };
-      const indexes = [...new Set([...Object.keys(ra.samples), ...Object.keys(rb.samples)])].sort((x, y) => Number(x) - Number(y));
-      const changed = indexes.map((i) => ({ index: Number(i), a: verdictOf(ra, i) ?? null, b: verdictOf(rb, i) ?? null })).filter((c) => c.a !== c.b);
-      // Samples paired by identity and tested per outcome (exact McNemar), as the Compare page does.
-      const { paired, alignment } = await pairedRuns(program, runA.id, runB.id);
+      // Samples paired by identity (shared ones only), their changes and tests (exact McNemar), as the Compare page has them.
+      const { paired, alignment, changed } = await compareSamples(program, runA.id, runB.id);
       if (opts.json) {
         io.stdout(JSON.stringify({ runs: [runA.id, runB.id], metrics, changed, paired, alignment }, null, 2) + '\n');
         return;
@@ -309,7 +303,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       const fmtDelta = (key: string, v: number | null): string => (v === null ? '–' : key === 'samples_total' ? `${v >= 0 ? '+' : ''}${v}` : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`);
       io.stdout(formatTable(['', `run ${runA.id}`, `run ${runB.id}`, 'Δ (points)'], metrics.map((m) => [m.label, fmt(m.key, m.a, m.a_of), fmt(m.key, m.b, m.b_of), fmtDelta(m.key, m.delta)])));
       io.stdout(`\n${changed.length} samples changed verdict\n`);
-      if (changed.length > 0) io.stdout(formatTable(['sample', `run ${runA.id}`, `run ${runB.id}`], changed.map((c) => [String(c.index), c.a ?? '-', c.b ?? '-'])));
+      if (changed.length > 0) io.stdout(formatTable(['sample', `run ${runA.id}`, `run ${runB.id}`], changed.map((c) => [c.b_index !== undefined ? `${c.index} (run ${runB.id}: ${c.b_index})` : String(c.index), c.a ?? '-', c.b ?? '-'])));
       io.stdout(`\n${alignment.common} samples paired by ${alignment.by}${alignment.aLacks || alignment.bLacks ? ` (run ${runA.id} lacks ${alignment.aLacks}, run ${runB.id} lacks ${alignment.bLacks})` : ''}; * p < 0.05\n`);
       io.stdout(pairedTable(paired, runA.id, runB.id));
     });

@@ -84,13 +84,24 @@ export function buildProgram(io: CliIo): Command {
     .requiredOption('--specs <dir>', 'folder of spec files named <api>.yaml or <api>.json')
     .option('--name <name>', 'dataset name (default: the file name)')
     .option('--skip-missing-specs', 'import the samples whose API has a spec; leave the others out (named on stderr)')
+    .option('--lenient-refs', 'import a spec whose $refs point at nothing, each as any value (named on stderr); default: refuse it')
+    .option('--server <url>', 'base URL (http or https) for a spec that declares no server, stored with it')
     .option('--json', 'print the stored dataset as JSON')
-    .action(async (file: string, opts: { specs: string; name?: string; skipMissingSpecs?: boolean; json?: boolean }) => {
+    .action(async (file: string, opts: { specs: string; name?: string; skipMissingSpecs?: boolean; lenientRefs?: boolean; server?: string; json?: boolean }) => {
       const dataset = unwrap(readFileInput(file));
-      const specs = unwrap(await readSpecFolder(opts.specs));
+      const specs = unwrap(await readSpecFolder(opts.specs, { lenientRefs: opts.lenientRefs ?? false }));
       const client = localClient(open().service);
-      const summary = await client.importDataset({ dataset, specs, ...(opts.name ? { name: opts.name } : {}), ...(opts.skipMissingSpecs ? { skipMissingSpecs: true } : {}) });
+      const summary = await client.importDataset({
+        dataset,
+        specs,
+        ...(opts.name ? { name: opts.name } : {}),
+        ...(opts.skipMissingSpecs ? { skipMissingSpecs: true } : {}),
+        ...(opts.lenientRefs ? { lenientRefs: true } : {}),
+        ...(opts.server !== undefined ? { server: opts.server } : {}),
+      });
       for (const s of summary.skipped ?? []) io.stderr(`left out ${s.samples} sample${s.samples === 1 ? '' : 's'} of API \`${s.api}\`: no spec ${s.api}.yaml or ${s.api}.json\n`);
+      for (const b of summary.brokenRefs ?? []) io.stderr(`API \`${b.api}\`: broken $ref "${b.ref}" (${b.uses} use${b.uses === 1 ? '' : 's'}) imported as any value\n`);
+      for (const api of summary.serverFor ?? []) io.stderr(`API \`${api}\`: its spec declares no server; using ${opts.server ?? ''}\n`);
       io.stdout(opts.json ? JSON.stringify(summary, null, 2) + '\n' : `imported ${describeDataset(summary)}\n`);
     });
 

@@ -1,7 +1,11 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_DATASET, DEMO_SPECS, tempDir } from '../../test/support/paths.js';
+import { DEMO_DATASET, DEMO_SPECS, REPO_ROOT, tempDir } from '../../test/support/paths.js';
+import { unwrap } from '../api/result.js';
 import { cachedTestModel } from '../generation/index.js';
+import { loadSpec } from '../openapi/index.js';
+import { seedDemoRuns } from '../service/demoRuns.js';
+import { localClient, openWorkbench, readDemo } from '../service/index.js';
 import { Store } from '../store/index.js';
 import { RunRepository } from '../store/runs.js';
 import { runCli } from './program.js';
@@ -99,5 +103,76 @@ describe('wapii run --dataset <stored> / wapii runs', () => {
     const busy = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '1');
     expect(busy).toMatchObject({ code: 1, stdout: '', stderr: `wapii: model qwen2-L2-D64-S1 is busy: run 4 (process ${process.ppid}) is generating with it; wait for it or cancel it there\n` });
     expect(withStore(db, (s) => JSON.stringify([s.counts(), new RunRepository(s).list()]))).toBe(snapshot);
+  }, 120_000);
+});
+
+describe('what the reports give (issue 36 items 21, 22)', () => {
+  const model = cachedTestModel('qwen2');
+
+  it('run --json and report --json give, per sample, the repair rounds used and each round\'s verdict, as the inspector has them', async () => {
+    const db = path.join(tempDir(), 'wapii.db');
+    expect((await cli('--db', db, 'import', DEMO_DATASET, '--specs', DEMO_SPECS)).code).toBe(0);
+    type Report = { run: number; samples: Record<string, { sample_verdict: string }>; repair?: Record<string, { rounds_used: number; rounds: { round: number; sample_verdict: string; error_verdict: string | null; feedback: string[]; tokens: number }[] }> };
+    const ran = await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--setting', 'repair', '--repair-rounds', '1', '--limit', '2', '--max-tokens', '8', '--gpu', 'cpu', '--json');
+    expect(ran.code, ran.stderr).toBe(0);
+    const fromRun = JSON.parse(ran.stdout) as Report;
+    const report = JSON.parse((await cli('--db', db, 'report', String(fromRun.run), '--json')).stdout) as Report;
+    expect(report.repair).toEqual(fromRun.repair);
+    expect(Object.keys(report.repair!)).toEqual(Object.keys(report.samples));
+    const wb = openWorkbench({ db });
+    try {
+      for (const [index, entry] of Object.entries(report.repair!)) {
+        expect(entry.rounds.length).toBe(entry.rounds_used + 1);
+        expect(entry.rounds_used).toBeLessThanOrEqual(1);
+        // The last round is the scored program; a round with findings left was sent back, unless it was the last one allowed.
+        expect(entry.rounds.at(-1)!.sample_verdict).toBe(report.samples[index]!.sample_verdict);
+        entry.rounds.slice(0, -1).forEach((r) => expect(r.feedback.length).toBeGreaterThan(0));
+        const inspector = await localClient(wb.service).getRunSample({ runId: fromRun.run, index: Number(index), attempt: 0 });
+        expect(entry.rounds).toEqual(inspector.generation!.repair!.map((r) => ({ round: r.round, sample_verdict: r.verdict, error_verdict: r.error, feedback: r.feedback, tokens: r.tokens })));
+      }
+    } finally {
+      await wb.shutdown();
+    }
+    // A dataset file's run prints them too; a run of another setting has no `repair`.
+    const file = JSON.parse((await cli('--db', db, 'run', '--dataset', DEMO_DATASET, '--specs', DEMO_SPECS, '--model', model, '--setting', 'repair', '--repair-rounds', '1', '--limit', '1', '--max-tokens', '8', '--gpu', 'cpu', '--json')).stdout) as Report;
+    expect(Object.keys(file.repair!)).toEqual(['0']);
+    expect(file.repair!['0']!.rounds.at(-1)!.sample_verdict).toBe(file.samples['0']!.sample_verdict);
+    const plain = JSON.parse((await cli('--db', db, 'run', '--dataset', 'demo', '--model', model, '--limit', '1', '--max-tokens', '4', '--gpu', 'cpu', '--json')).stdout) as Report;
+    expect(plain.repair).toBeUndefined();
+  }, 300_000);
+
+  it('compare pairs a run on three of the demo samples with a demo run by sample identity, and lists only shared samples', async () => {
+    const db = path.join(tempDir(), 'wapii.db');
+    const demo = readDemo(REPO_ROOT);
+    const wb = openWorkbench({ db, evaluation: { modelsFolder: path.join(tempDir(), 'models'), gpu: 'cpu' } });
+    let three: number;
+    try {
+      const client = localClient(wb.service);
+      unwrap(await wb.service.seedIfEmpty(demo));
+      const samples = JSON.parse(demo.dataset.content) as unknown[];
+      const ds = await client.importDataset({ name: 'three', dataset: { filename: 'three.json', content: JSON.stringify([5, 6, 7].map((i) => samples[i])) }, specs: demo.specs });
+      const source = demo.runs!.find((r) => r.name === 'demo-1b-unconstrained')!;
+      const spec = async (hash: string) => unwrap(await loadSpec(wb.store.getSpec(hash)!.content, wb.store.getSpec(hash)!.filename));
+      const e = wb.service.evaluation;
+      [three] = (await seedDemoRuns({ store: wb.store, runs: e.runs, results: e.results, datasetId: ds.id, demoRuns: [{ ...source, name: 'three', codes: new Map([5, 6, 7].map((from, to) => [to, source.codes.get(from)!])) }], spec })) as [number];
+    } finally {
+      await wb.shutdown();
+    }
+    const runs = JSON.parse((await cli('--db', db, 'runs', '--json')).stdout) as { id: number; model: string; setting: string; dataset: string }[];
+    const demo1b = runs.find((r) => r.dataset === 'demo' && r.model.includes('1b'))!.id;
+    const demo7b = runs.find((r) => r.dataset === 'demo' && r.model.includes('7b') && r.setting === 'unconstrained')!.id;
+    const compared = await cli('--db', db, 'compare', String(demo7b), String(three), '--json');
+    expect(compared.code, compared.stderr).toBe(0);
+    const out = JSON.parse(compared.stdout) as { changed: { index: number; b_index?: number; a: string; b: string }[]; alignment: { by: string; common: number; aLacks: number; bLacks: number } };
+    expect(out.alignment).toEqual({ by: 'content hash', common: 3, aLacks: 0, bLacks: 29 });
+    // Before: 30 "changed" samples, run 4's first three paired with the demo's first three by position.
+    expect(out.changed.length).toBeLessThanOrEqual(3);
+    for (const c of out.changed) expect(c.b_index).toBe(c.index - 5);
+    // The same programs at the same samples: the changes are the demo 1b run's at 5–7.
+    const direct = JSON.parse((await cli('--db', db, 'compare', String(demo7b), String(demo1b), '--json')).stdout) as { changed: { index: number; a: string; b: string }[] };
+    expect(out.changed.map(({ index, a, b }) => ({ index, a, b }))).toEqual(direct.changed.filter((c) => c.index >= 5 && c.index <= 7));
+    const text = (await cli('--db', db, 'compare', String(demo7b), String(three))).stdout;
+    expect(text).toContain(`${out.changed.length} samples changed verdict`);
+    expect(text).toMatch(/3 samples paired by content hash \(run \d+ lacks 0, run \d+ lacks 29\)/);
   }, 120_000);
 });

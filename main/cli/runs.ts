@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
-import type { ProviderModelSchema, StartRunInputSchema } from '../api/evaluation.js';
+import { RepairRoundSchema, type CompareResult, type ProviderModelSchema, type StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
 import type { GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
 import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { CompletionMode } from '../prompt/index.js';
 import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
+import type { StoredRun } from '../store/index.js';
 import { formatTable } from './table.js';
 import { uncertaintyJson } from './uncertainty.js';
 
@@ -89,7 +90,6 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       setting: str('setting') as 'unconstrained' | 'constrained' | 'repair',
       ...(str('setting') === 'repair' ? { repairRounds: Number(str('repairRounds')) } : {}),
       ...(str('client') === 'fetch' ? { client: 'fetch' as const } : {}),
-      ...(str('client') === 'fetch' ? { client: 'fetch' as const } : {}),
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
       ...(opts['parallel'] !== undefined ? { parallel: Number(str('parallel')) } : {}),
@@ -113,7 +113,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     io.signal?.removeEventListener('abort', onAbort);
   }
   if (io.isTTY) io.stderr('\n');
-  const reports: { run: number; knowledge: string | null; report: ReturnType<typeof reportOf> }[] = [];
+  const reports: { run: number; knowledge: string | null; report: ReturnType<typeof reportOf>; repair: ReturnType<typeof repairJson> }[] = [];
   for (const runId of runIds) {
     const run = await client.getRun({ runId });
     if (run.status !== 'finished') {
@@ -124,12 +124,13 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     // A prompt that does not fit the context (a long knowledge condition) fails each output with that reason: say so here, not only in the store.
     const failed = await client.listRunSamples({ runId, filter: { errored: true }, limit: 1 });
     if (failed.total > 0) io.stderr(`${failed.total} outputs of run ${runId} failed; the first: ${failed.rows[0]?.error}\n`);
-    reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(wb.store.getRun(runId)!) });
+    const stored = wb.store.getRun(runId)!;
+    reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(stored), repair: repairJson(stored) });
   }
   if (reports.length === 0) return;
   const grid = runIds.length > 1;
   if (opts['json']) {
-    const json = reports.map((r) => ({ ...r.report, ...uncertaintyJson(r.report), run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
+    const json = reports.map((r) => ({ ...r.report, ...r.repair, ...uncertaintyJson(r.report), run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
     io.stdout(JSON.stringify(grid ? json : json[0], null, 2) + '\n');
   } else for (const r of reports) io.stdout(`${grid ? `knowledge: ${r.knowledge}\n` : ''}${reportText(r.report)}run ${r.run}\n`);
 }
@@ -181,4 +182,63 @@ function providerOption(opts: RunOptions): z.input<typeof ProviderModelSchema> {
     ...(cap !== undefined ? { spendingCapUsd: cap } : {}),
     ...(opts['parallel'] !== undefined ? { concurrency: int('--parallel', str('parallel'), 1) } : {}),
   };
+}
+
+/** A sample whose verdict differs between two runs: run A's index (run B's too where it numbers the sample otherwise) and both verdicts. */
+export interface ChangedSample {
+  readonly index: number;
+  readonly b_index?: number;
+  readonly a: string | null;
+  readonly b: string | null;
+}
+
+/**
+ * `wapii compare`'s samples, as the Compare page pairs them (the service's compareRuns): by
+ * sample id, content hash or, for dataset files, position, and only the samples both runs have;
+ * one line of error when they share none. Positions alone paired run B's first sample with run A's
+ * first whatever each was.
+ */
+export async function compareSamples(program: Command, a: number, b: number): Promise<{ paired: CompareResult['paired'][number]; alignment: { by: string; common: number; aLacks: number; bLacks: number }; changed: ChangedSample[] }> {
+  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+  try {
+    const result = await localClient(wb.service).compareRuns({ baselineId: a, runIds: [b], changedOnly: true, limit: 100_000 });
+    const r = result.alignment.runs[0]!;
+    const changed = result.rows.map((row) => {
+      const other = row.indexes[1] ?? row.index;
+      return { index: row.index, ...(other !== row.index ? { b_index: other } : {}), a: row.baseline, b: row.others[0] ?? null };
+    });
+    return { paired: result.paired[0]!, alignment: { by: result.alignment.by, common: r.common, aLacks: r.baselineLacks, bLacks: r.runLacks }, changed };
+  } finally {
+    await wb.shutdown();
+  }
+}
+
+/** One output's repair rounds in a report: the follow-ups it took and each round's verdict (round 0 is the first program; the last is the scored one). */
+export interface RepairJson {
+  readonly rounds_used: number;
+  readonly rounds: readonly { readonly round: number; readonly sample_verdict: string; readonly error_verdict: string | null; readonly feedback: readonly string[]; readonly tokens: number }[];
+}
+
+const RepairRounds = z.array(RepairRoundSchema);
+
+/**
+ * What `run --json` and `report --json` print beside `samples` for a run of the repair setting:
+ * per sample (an array per attempt when n > 1, as `samples` has them) the rounds the inspector
+ * shows. Empty for any other run, so its report is unchanged.
+ */
+export function repairJson(run: Pick<StoredRun, 'samples'>): { repair?: Record<string, RepairJson | RepairJson[]> } {
+  const out: Record<string, RepairJson | RepairJson[]> = {};
+  let any = false;
+  for (const s of run.samples) {
+    if (s.error !== undefined || s.verdict === null) continue;
+    const stored = typeof s.generation === 'object' && s.generation !== null ? (s.generation as Record<string, unknown>)['repair'] : undefined;
+    const parsed = RepairRounds.safeParse(stored ?? []);
+    const rounds = parsed.success ? parsed.data : [];
+    if (rounds.length > 0) any = true;
+    const entry: RepairJson = { rounds_used: Math.max(0, rounds.length - 1), rounds: rounds.map((r) => ({ round: r.round, sample_verdict: r.verdict, error_verdict: r.error, feedback: r.feedback, tokens: r.tokens })) };
+    const key = String(s.index);
+    const prior = out[key];
+    out[key] = prior === undefined ? entry : [...(Array.isArray(prior) ? prior : [prior]), entry];
+  }
+  return any ? { repair: out } : {};
 }

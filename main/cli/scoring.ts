@@ -8,7 +8,8 @@ import { fetchOracleProgram, oracleProgram, type CallStyle, type CompletionMode,
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
-import { readCodeDir, readFileInput, readSpecDir, writeFiles } from './files.js';
+import { readCodeDir, readFileInput, writeFiles } from './files.js';
+import { readSpecFolder } from './specFolder.js';
 import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
 import { failuresOf, failureTable } from './taxonomy.js';
@@ -50,7 +51,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .action(async (opts: { dataset: string; specs: string; codes: string; api?: string; compat: CompatMode; client: HttpClient; timeout: string; json?: boolean; save?: boolean }) => {
       const timeoutMs = Number(opts.timeout);
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new WapiiError('bad_input', `--timeout must be a positive number of milliseconds, not "${opts.timeout}"`);
-      const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(readSpecDir(opts.specs))));
+      const prepared = unwrap(await prepareDataset(unwrap(readFileInput(opts.dataset)), unwrap(await readSpecFolder(opts.specs))));
       const codes = unwrap(readCodeDir(opts.codes));
       // A real-world sample's code is read with its own starter (its fields).
       const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task, ...(s.fields ? { fields: s.fields } : {}) })).filter((s) => !opts.api || s.api === opts.api);

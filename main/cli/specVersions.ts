@@ -3,17 +3,19 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { exportFlat, recheckSamples, samplesOnNovelEndpoints } from '../dataset/index.js';
-import { describeChange, diffSpecs, loadSpec, type ApiSpec, type SpecDiff } from '../openapi/index.js';
+import { describeChange, diffSpecs, type ApiSpec, type SpecDiff } from '../openapi/index.js';
 import { loadDatasetInput, type DatasetInput } from './datasetInput.js';
-import { readFileInput, writeFiles } from './files.js';
+import { writeFiles } from './files.js';
 import type { CliIo } from './io.js';
+import { loadSpecFile } from './specFolder.js';
 import { formatTable } from './table.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+/** A spec file through the loader every command uses (loadSpecFile: multi-file, Swagger 2.0 and 3.1 alike); the hash is of what was loaded. */
 async function readSpec(file: string): Promise<{ spec: ApiSpec; sha256: string; file: string }> {
-  const input = unwrap(readFileInput(file));
-  return { spec: unwrap(await loadSpec(input.content, input.filename)), sha256: sha256(input.content), file: path.resolve(file) };
+  const loaded = unwrap(await loadSpecFile(file));
+  return { spec: loaded.spec, sha256: sha256(loaded.content), file: path.resolve(file) };
 }
 
 export function diffText(diff: SpecDiff): string {

@@ -1,7 +1,5 @@
-import type { Command } from 'commander';
 import type { CompareResult } from '../api/evaluation.js';
 import { BOOTSTRAP, passAtKOf, proportionIntervals, uncertaintyOf, type Statistics, type Verdict } from '../scoring/index.js';
-import { localClient, openWorkbench } from '../service/index.js';
 import { formatTable } from './table.js';
 
 /**
@@ -21,18 +19,6 @@ export function uncertaintyJson(report: { statistics: Statistics; per_api: Recor
     per_api_intervals: Object.fromEntries(Object.entries(report.per_api).map(([api, s]) => [api, proportionIntervals(s)])),
     ...(Object.keys(passAtK).length > 0 ? { pass_at_k: passAtK } : {}),
   };
-}
-
-/** Two stored runs compared by the service: samples paired by identity, exact McNemar per outcome (one line of error when they share no sample). */
-export async function pairedRuns(program: Command, a: number, b: number): Promise<{ paired: CompareResult['paired'][number]; alignment: { by: string; common: number; aLacks: number; bLacks: number } }> {
-  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-  try {
-    const result = await localClient(wb.service).compareRuns({ baselineId: a, runIds: [b], limit: 1 });
-    const r = result.alignment.runs[0]!;
-    return { paired: result.paired[0]!, alignment: { by: result.alignment.by, common: r.common, aLacks: r.baselineLacks, bLacks: r.runLacks } };
-  } finally {
-    await wb.shutdown();
-  }
 }
 
 /** The paired tests as a table: both, only A, only B, neither, p (exact McNemar). */

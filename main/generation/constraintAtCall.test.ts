@@ -4,8 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ConstraintMatcher, type TokenConstraint, hasBit, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { setupFor, type SetupSample } from '../prompt/index.js';
-import { REPO_ROOT } from '../../test/support/paths.js';
+import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
 import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
+import { cli } from '../../test/support/cli.js';
 import { constraintAtCall } from './local.js';
 
 /**
@@ -56,6 +57,16 @@ describe('the constraint of a real-world sample starts at its call, with every e
     expect(fed).toEqual({ ok: true });
     expect(matcher.feed(completion)).toEqual({ ok: true });
     expect(matcher.isComplete()).toBe(true);
+  });
+
+  it('`wapii constraints check` accepts the program whose call reads an arrow parameter and a block-scoped `let`, starting at the task\'s call', async () => {
+    const { sample, completion } = SAMPLES[0]!;
+    const program = setupFor(sample, 'full').starter + completion;
+    const file = path.join(tempDir(), 'program.js');
+    fs.writeFileSync(file, program);
+    const out = await cli('constraints', 'check', '--spec', path.join(REPO_ROOT, 'test', 'fixtures', 'realworld', 'specs', 'github_v3.yaml'), file);
+    expect(out.stdout + out.stderr).toContain('program.js: accepted');
+    expect(out.code).toBe(0);
   });
 
   describe.runIf(hasVocabBundle).each(['qwen2', 'llama-spm'] as const)('%s: the masks of a constrained run', (name) => {

@@ -12,7 +12,8 @@ import { pipeline } from 'node:stream/promises';
  * an early close must fail the download, not throw later out of a stream; a refused connection or a
  * redirect to file: must fail at once, and retries be few and shown; the Hugging Face token must go
  * to the configured endpoint over https only, never across a redirect to another origin; a
- * resume must carry If-Range, so a file changed on the server is fetched again, not stitched; and
+ * resume must carry If-Range (or, from a server that gives no validator, match the file's length),
+ * so a file changed on the server is fetched again, not stitched; and
  * a finished file must never replace one already there.
  */
 
@@ -52,6 +53,21 @@ export interface DownloadOptions {
 /** A failure that no retry can fix (a refused connection, a 404, a redirect to file:). */
 class FinalError extends Error {}
 
+/**
+ * How a download ends when it fails: `resumable` false where asking again gets the same answer
+ * (a 404, a redirect to file:, a source that names nothing), true where a later try may go on
+ * (a dropped or refused connection, a 5xx).
+ */
+export class DownloadFailure extends Error {
+  constructor(
+    message: string,
+    readonly resumable: boolean,
+  ) {
+    super(message);
+    this.name = 'DownloadFailure';
+  }
+}
+
 const MAX_REDIRECTS = 10;
 
 export function defaultHfEndpoint(env: NodeJS.ProcessEnv = process.env): string {
@@ -83,6 +99,21 @@ export function resolveSource(source: string, endpoint: string): ResolvedSource 
 }
 
 /**
+ * The file name a source names before any server answers, for a row to show at once: a URL's or an
+ * `hf:` file's last segment, or the repository of an `hf:user/repo:quant` reference.
+ */
+export function sourceFileName(source: string): string | undefined {
+  const tagged = /^(?:hf|huggingface):(?:\/\/)?[^/\s#:]+\/([^/\s#:]+)(?::([\w.-]+))?$/.exec(source);
+  if (tagged) return safeFileName(tagged[2] ? `${tagged[1]}-${tagged[2]}` : (tagged[1] ?? ''));
+  const last = source.replace(/[?#].*$/, '').split('/').pop() ?? '';
+  try {
+    return safeFileName(decodeURIComponent(last));
+  } catch {
+    return safeFileName(last);
+  }
+}
+
+/**
  * Whether a request may carry the Hugging Face token: over https, to the configured endpoint's
  * exact origin (scheme, host and port), and only while no redirect has left that origin (as
  * browsers, curl and requests drop credentials on a cross-origin redirect).
@@ -91,6 +122,9 @@ export function mayCarryToken(url: URL, endpoint: string, crossedOrigin: boolean
   const allowed = new URL(endpoint);
   return !crossedOrigin && url.protocol === 'https:' && allowed.protocol === 'https:' && url.origin === allowed.origin;
 }
+
+/** Whether asking again for a failed download's source may go on (see DownloadFailure). */
+export const isResumable = (error: unknown): boolean => (error instanceof DownloadFailure ? error.resumable : !(error instanceof FinalError));
 
 /** A file name from a server or a URL, made safe: no folders, no leading dot, no control characters. */
 export function safeFileName(name: string): string | undefined {
@@ -259,10 +293,11 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
   const attempt = async (): Promise<'done'> => {
     const meta = readMeta(metaFile);
     const have = meta && meta.source === options.source && fs.existsSync(partial) ? fs.statSync(partial).size : 0;
-    // If-Range takes a strong ETag or a date; without either the server cannot tell us the file is the same.
+    // If-Range takes a strong ETag or a date. Without either (as curl -C -) the range is asked for
+    // plainly and the answer's total length must be the one the partial file was written against.
     const validator = meta?.etag && !meta.etag.startsWith('W/') ? meta.etag : (meta?.lastModified ?? null);
-    const resume = have > 0 && validator !== null;
-    const { response: res, url } = await request(startUrl, resume ? { Range: `bytes=${have}-`, 'If-Range': validator } : {});
+    const resume = have > 0 && meta !== undefined && (validator !== null || meta.totalBytes > have);
+    const { response: res, url } = await request(startUrl, resume ? { Range: `bytes=${have}-`, ...(validator !== null ? { 'If-Range': validator } : {}) } : {});
     const status = res.statusCode ?? 0;
     if (status === 416 && resume && meta && meta.totalBytes === have) {
       res.resume();
@@ -277,7 +312,9 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
     const lastModified = res.headers['last-modified'] ?? null;
     const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers['content-range'] ?? '');
     // A 206 must continue exactly where the file ends and be the version we have (a server that ignores If-Range).
-    const continues = status === 206 && resume && range !== null && Number(range[1]) === have && (meta?.etag === null || etag === null || etag === meta?.etag);
+    // The length check stands in for a validator, and backs one: a file of another length is another file.
+    const sameLength = meta !== undefined && meta.totalBytes > 0 ? range !== null && range[3] !== '*' && Number(range[3]) === meta.totalBytes : validator !== null;
+    const continues = status === 206 && resume && range !== null && Number(range[1]) === have && (meta?.etag === null || etag === null || etag === meta?.etag) && (meta?.lastModified === null || lastModified === null || lastModified === meta?.lastModified) && sameLength;
     if (status === 206 && !continues) {
       res.resume();
       fs.rmSync(partial, { force: true });
@@ -287,7 +324,7 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
     const start = continues ? have : 0;
     const length = Number(res.headers['content-length'] ?? NaN);
     const total = continues && range?.[3] !== '*' ? Number(range?.[3]) : Number.isFinite(length) ? start + length : 0;
-    if (start === 0 && have > 0) state.message = resume ? 'the file changed on the server since the partial download; starting over' : 'the server gives no ETag or Last-Modified to resume by; starting over';
+    if (start === 0 && have > 0) state.message = resume ? (validator !== null ? 'the file changed on the server since the partial download; starting over' : 'the server sent the whole file, not the rest of it; starting over') : 'the server gave no ETag, Last-Modified or length to resume by; starting over';
     const name = wanted ?? safeFileName(contentDispositionName(res.headers['content-disposition']) ?? '') ?? meta?.name ?? urlName;
     state.file = path.join(options.folder, name);
     state.totalBytes = total;
@@ -315,7 +352,7 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
       const why = describe(error);
       const premature = (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || /aborted|terminated|socket hang up|ECONNRESET/i.test(why.message);
       const message = premature ? `the server closed the connection after ${kib(state.downloadedBytes)}${state.totalBytes ? ` of ${kib(state.totalBytes)}` : ''}` : why.message;
-      if (why.final || retry >= retries) throw new Error(retry > 0 ? `${message} (after ${retry} ${retry === 1 ? 'retry' : 'retries'})` : message);
+      if (why.final || retry >= retries) throw new DownloadFailure(retry > 0 ? `${message} (after ${retry} ${retry === 1 ? 'retry' : 'retries'})` : message, !(error instanceof FinalError));
       const wait = delay(retry + 1);
       state.message = `${message}; retry ${retry + 1} of ${retries} in ${Math.round(wait / 100) / 10} s`;
       await new Promise<void>((resolve) => {

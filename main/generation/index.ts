@@ -8,4 +8,4 @@ export { localBackend, type LocalOptions } from './local.js';
 export { remoteBackend, type RemoteOptions } from './remote.js';
 export { cachedSha256, fileStamp, type FileStamp, type HashStore } from './hashCache.js';
 export { inspectModel, isGgufFile, parametersLabel, type MemoryState, type ModelFitEstimate, type ModelMetadata } from './modelInfo.js';
-export { downloadModelFile, type DownloadOptions, type DownloadState } from './download.js';
+export { downloadModelFile, isResumable, sourceFileName, type DownloadOptions, type DownloadState } from './download.js';

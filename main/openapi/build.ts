@@ -122,12 +122,32 @@ function readParameter(resolve: Resolve, raw: unknown): Parameter | undefined {
   };
 }
 
-function readParameters(resolve: Resolve, pathLevel: unknown, opLevel: unknown): Parameter[] {
+/** Header parameters whose definition OpenAPI says SHALL be ignored (the client and the security schemes own these headers). */
+const IGNORED_HEADER_PARAMETERS: ReadonlySet<string> = new Set(['accept', 'content-type', 'authorization']);
+const BODY_METHODS: ReadonlySet<string> = new Set(['put', 'post', 'patch']);
+
+/**
+ * An ignored header parameter as the model keeps it: never required and any string, since its
+ * definition does not count (PagerDuty declares `Content-Type` required on `GET /abilities`, and
+ * every correct sample omits it). Dropped outright where the header is permitted anyway
+ * (`Content-Type` with a body, whose media types the request body names); elsewhere the name stays
+ * sendable, so a sample that sends `Accept` or an `Authorization` the spec gives no scheme for is
+ * not turned illegal by the spec being ignored.
+ */
+function ignoredHeader(p: Parameter, method: string): Parameter | undefined {
+  if (p.in !== 'header' || !IGNORED_HEADER_PARAMETERS.has(p.name.toLowerCase())) return p;
+  if (p.name.toLowerCase() === 'content-type' && BODY_METHODS.has(method)) return undefined;
+  return { name: p.name, in: 'header', required: false, schema: { type: 'string' }, description: `declared by the spec; its definition is ignored (OpenAPI: ${p.name} is not a parameter)` };
+}
+
+function readParameters(resolve: Resolve, pathLevel: unknown, opLevel: unknown, method: string): Parameter[] {
   const byKey = new Map<string, Parameter>();
   for (const list of [pathLevel, opLevel]) {
     if (!Array.isArray(list)) continue;
     for (const raw of list) {
-      const p = readParameter(resolve, raw);
+      const read = readParameter(resolve, raw);
+      const p = read && ignoredHeader(read, method);
+      if (read && !p) byKey.delete(`${read.in}:${read.name}`);
       if (p) byKey.set(`${p.in}:${p.name}`, p);
     }
   }
@@ -269,7 +289,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
     for (const [m, method] of HTTP_METHODS.entries()) {
       const op = item[method];
       if (!isObj(op)) continue;
-      const parameters = readParameters(resolve, item['parameters'], op['parameters']);
+      const parameters = readParameters(resolve, item['parameters'], op['parameters'], method);
       const requestBody = readRequestBody(resolve, op['requestBody']);
       const operationId = str(op['operationId']);
       const summary = str(op['summary']);

@@ -5,6 +5,7 @@ import { fail, ok, type Result } from '../api/result.js';
 import type { FileInput } from '../api/contract.js';
 import { parseSpecText } from './parse.js';
 import { convertedText } from './convert.js';
+import { brokenRefs, brokenRefsMessage, patchBrokenRefs } from './refs.js';
 
 type Obj = Record<string, unknown>;
 
@@ -39,13 +40,28 @@ function localPath(url: string): string | undefined {
  * through the same strict parser as a single-file spec; a reference that leaves the folder or
  * names a URL is refused in one line, so an import never reads or fetches beyond what the user
  * pointed at. A document without external references comes back unchanged.
+ *
+ * A local `$ref` that points at nothing, in the entry or in a part (its pointer read in that
+ * part), is refused naming every one of that file; with `lenientRefs` each becomes an empty schema
+ * marked with what it stood for (see withoutBrokenRefs), since the bundler itself would stop at the first.
  */
-export async function bundleSpec(entryPath: string, content: string, read: ReadSpecFile): Promise<Result<FileInput>> {
+export async function bundleSpec(entryPath: string, content: string, read: ReadSpecFile, options: { readonly lenientRefs?: boolean } = {}): Promise<Result<FileInput>> {
   const filename = path.basename(entryPath);
   const parsed = parseSpecText(content, filename);
   if (!parsed.ok) return parsed;
   if (!hasExternalRefs(parsed.value)) return ok({ filename, content });
   const root = path.dirname(path.resolve(entryPath));
+  /** The file's broken local references handled as asked: a refusal, or marked in place (undefined). */
+  const dangling = (doc: Obj, name: string): string | undefined => {
+    if (options.lenientRefs) {
+      patchBrokenRefs(doc, name === filename ? '' : name);
+      return undefined;
+    }
+    const broken = brokenRefs(doc);
+    return broken.length > 0 ? `${name}: ${brokenRefsMessage(broken)}` : undefined;
+  };
+  const entryProblem = dangling(parsed.value, filename);
+  if (entryProblem) return fail('bad_input', entryProblem);
   let refusal: string | undefined;
   const refuse = (message: string): never => {
     refusal ??= message;
@@ -64,6 +80,8 @@ export async function bundleSpec(entryPath: string, content: string, read: ReadS
       if (!text.ok) return refuse(text.error.message);
       const doc = parseSpecText(text.value, relative);
       if (!doc.ok) return refuse(doc.error.message);
+      const problem = dangling(doc.value, relative);
+      if (problem) return refuse(problem);
       // Handed on as JSON: the strict parse above is what decides, the library's parser only re-reads it.
       return JSON.stringify(doc.value);
     },

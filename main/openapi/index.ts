@@ -17,6 +17,9 @@ export { loadSpec, specFormatOf, type SpecFormat } from './load.js';
 export { parseSpecText } from './parse.js';
 export { CONVERTED_FROM, convertSwagger2, importSpecFile, isSwagger2, type ImportedSpecFile } from './convert.js';
 export { bundleSpec, hasExternalRefs, type ReadSpecFile } from './bundle.js';
+export { BROKEN_REF, brokenRefs, type BrokenRef } from './refs.js';
+export { withoutBrokenRefs } from './lenient.js';
+export { checkServerUrl, GIVEN_SERVER, withServer } from './server.js';
 export {
   argumentSource,
   findEndpoint,

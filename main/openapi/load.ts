@@ -4,6 +4,7 @@ import { buildSpec } from './build.js';
 import { convertSwagger2, isSwagger2 } from './convert.js';
 import type { ApiSpec } from './model.js';
 import { parseSpecText } from './parse.js';
+import { brokenRefs, brokenRefsMessage } from './refs.js';
 
 export type SpecFormat = 'yaml' | 'json';
 
@@ -46,15 +47,19 @@ export async function loadSpec(text: string, filename: string): Promise<Result<A
       },
     })) as Record<string, unknown>;
   } catch (error) {
-    return fail('bad_input', `${filename}: ${describeRefError(error)}`);
+    return fail('bad_input', `${filename}: ${describeRefError(error, raw)}`);
   }
   return buildSpec(dereferenced, { filename, raw, origins });
 }
 
-function describeRefError(error: unknown): string {
+function describeRefError(error: unknown, doc: Record<string, unknown>): string {
   const message = error instanceof Error ? error.message : String(error);
   const missing = /Missing \$ref pointer "([^"]+)"/.exec(message);
-  if (missing) return `unresolved $ref "${missing[1]}": nothing in the document at that pointer`;
+  if (missing) {
+    // Every broken reference at once, so one import names all there is to fix.
+    const broken = brokenRefs(doc);
+    return brokenRefsMessage(broken.length > 0 ? broken : [{ ref: missing[1] ?? '', uses: 1 }]);
+  }
   const external = /external \$ref|Unable to resolve \$ref pointer "([^"]+)"/i.exec(message);
   if (external) return `unresolved $ref${external[1] ? ` "${external[1]}"` : ''}: only references inside the document are supported here; import the spec from its folder on disk (relative $refs inside that folder are bundled then) or bundle it into one file`;
   return `cannot resolve $refs: ${message.split('\n')[0]}`;

@@ -1,9 +1,15 @@
+import { followLocalRef, specDocument } from './build.js';
 import type { ApiSpec, ArgumentLocation, BodyProperty, Endpoint, HttpMethod, Parameter, PathTemplate, SecurityScheme } from './model.js';
 
 export interface PathCandidate {
   readonly template: PathTemplate;
   /** Values of the template's `{name}` segments, URL-decoded. */
   readonly pathParams: Readonly<Record<string, string>>;
+  /**
+   * Values of the `{name}` variables of the server the URL was matched on (Telegram's
+   * `https://api.telegram.org/bot{token}`), URL-decoded: arguments like path parameters.
+   */
+  readonly serverParams: Readonly<Record<string, string>>;
 }
 
 function decode(value: string): string {
@@ -14,32 +20,47 @@ function decode(value: string): string {
   }
 }
 
-const serverPatterns = new Map<string, RegExp>();
+const serverPatterns = new Map<string, { pattern: RegExp; names: string[] }>();
 /** A server URL template as a prefix pattern: each `{variable}` takes one or more characters of a segment. */
-function serverPattern(server: string): RegExp {
-  let pattern = serverPatterns.get(server);
-  if (!pattern) {
+function serverPattern(server: string): { pattern: RegExp; names: string[] } {
+  let compiled = serverPatterns.get(server);
+  if (!compiled) {
+    const names: string[] = [];
     const source = server
       .split(/(\{[^}]+\})/)
-      .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/?#]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((part) => {
+        const variable = /^\{([^}]+)\}$/.exec(part);
+        if (!variable) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(variable[1]!);
+        return '([^/?#]+)';
+      })
       .join('');
-    pattern = new RegExp(`^${source}(?=/|$)`);
+    compiled = { pattern: new RegExp(`^${source}(?=/|$)`), names };
     if (serverPatterns.size > 10_000) serverPatterns.clear();
-    serverPatterns.set(server, pattern);
+    serverPatterns.set(server, compiled);
   }
-  return pattern;
+  return compiled;
 }
 
-/** The part of `url` (query string dropped) after `server`, a template; undefined when the URL is not on that server. */
-function afterServer(server: string, withoutQuery: string): string | undefined {
+/** The URL on `server`: the part after it (query string dropped) and the values of its variables; undefined when the URL is not on that server. */
+function onServer(server: string, withoutQuery: string): { path: string; variables: Record<string, string> } | undefined {
   if (!server.includes('{')) {
-    if (withoutQuery === server) return '/';
-    return withoutQuery.startsWith(server + '/') ? withoutQuery.slice(server.length) : undefined;
+    if (withoutQuery === server) return { path: '/', variables: {} };
+    return withoutQuery.startsWith(server + '/') ? { path: withoutQuery.slice(server.length), variables: {} } : undefined;
   }
-  const match = serverPattern(server).exec(withoutQuery);
+  const { pattern, names } = serverPattern(server);
+  const match = pattern.exec(withoutQuery);
   if (!match) return undefined;
-  return withoutQuery.slice(match[0].length) || '/';
+  const variables: Record<string, string> = {};
+  names.forEach((name, i) => {
+    // A variable written twice in one server URL holds one value: the first is the one compared.
+    // Defined, not assigned: a variable may be named `__proto__`.
+    if (!Object.hasOwn(variables, name)) Object.defineProperty(variables, name, { value: decode(match[i + 1] ?? ''), enumerable: true, writable: true, configurable: true });
+  });
+  return { path: withoutQuery.slice(match[0].length) || '/', variables };
 }
+
+const afterServer = (server: string, withoutQuery: string): string | undefined => onServer(server, withoutQuery)?.path;
 
 const stripQuery = (url: string): string => url.split(/[?#]/, 1)[0] ?? '';
 
@@ -75,15 +96,16 @@ export function pathCandidates(spec: ApiSpec, url: string, params?: Readonly<Rec
   const { byServer, position } = pathIndex(spec);
   const found = new Map<PathTemplate, PathCandidate>();
   for (const [server, buckets] of byServer) {
-    const path = afterServer(server, withoutQuery);
-    if (path === undefined) continue;
+    const on = onServer(server, withoutQuery);
+    if (on === undefined) continue;
+    const { path, variables } = on;
     for (const template of [...(buckets.byFirst.get(firstSegment(path)) ?? []), ...buckets.open]) {
       if (found.has(template) || !Object.entries(template.query).every(([k, v]) => query.get(k) === v)) continue;
       const match = template.pattern.exec(path);
       if (!match) continue;
       const pathParams: Record<string, string> = {};
       template.parameterNames.forEach((name, i) => (pathParams[name] = decode(match[i + 1] ?? '')));
-      found.set(template, { template, pathParams });
+      found.set(template, { template, pathParams, serverParams: variables });
     }
   }
   const fixed = (c: PathCandidate): number => Object.keys(c.template.query).length;
@@ -149,6 +171,116 @@ export function findEndpoint(spec: ApiSpec, method: string, path: string): Endpo
 
 export function methodsAt(spec: ApiSpec, path: string): HttpMethod[] {
   return spec.endpoints.filter((e) => e.path === path).map((e) => e.method);
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Pairs of objects of one comparison: those on the walk's stack, and those already found equal. */
+interface Walk {
+  readonly open: Map<object, Set<object>>;
+  readonly equal: Map<object, Set<object>>;
+}
+const has = (pairs: Map<object, Set<object>>, a: object, b: object): boolean => pairs.get(a)?.has(b) === true;
+const add = (pairs: Map<object, Set<object>>, a: object, b: object): void => {
+  const set = pairs.get(a);
+  if (set) set.add(b);
+  else pairs.set(a, new Set([b]));
+};
+
+/**
+ * Two values of the document equal after following local `$ref`s, each reference read where it
+ * points. A pair met again further down (a recursive schema) is taken as equal there: any
+ * difference shows elsewhere in the walk, and any difference makes the whole comparison false, so
+ * a pair found equal is not walked again (a spec whose schemas share parts many times over would
+ * otherwise take exponential time).
+ */
+function sameValue(doc: Readonly<Obj>, a: unknown, b: unknown, walk: Walk, depth: number): boolean {
+  if (a === b) return true;
+  if (isObj(a) && isObj(b) && typeof a['$ref'] === 'string' && a['$ref'] === b['$ref'] && Object.keys(a).length === 1 && Object.keys(b).length === 1) return true;
+  if (depth > 256) return false;
+  a = followLocalRef(doc, a);
+  b = followLocalRef(doc, b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (has(walk.open, a, b) || has(walk.equal, a, b)) return true;
+  add(walk.open, a, b);
+  let same: boolean;
+  if (Array.isArray(a) && Array.isArray(b)) same = a.length === b.length && a.every((x, i) => sameValue(doc, x, b[i], walk, depth + 1));
+  else {
+    const ka = Object.keys(a);
+    same = ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameValue(doc, (a as Obj)[k], (b as Obj)[k], walk, depth + 1));
+  }
+  walk.open.get(a)!.delete(b);
+  if (same) add(walk.equal, a, b);
+  return same;
+}
+
+/** A path item's parameters with its operation's, by location and name (the operation's win), references followed. */
+function operationParameters(doc: Readonly<Obj>, item: Obj, operation: Obj): Map<string, unknown> {
+  const merged = new Map<string, unknown>();
+  for (const list of [item['parameters'], operation['parameters']]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const p = followLocalRef(doc, raw);
+      if (isObj(p)) merged.set(`${String(p['in'])}:${String(p['name'])}`, raw);
+    }
+  }
+  return merged;
+}
+
+/**
+ * The parts of an operation compared as they are: all but its parameters (merged with the path's
+ * first), its servers (the endpoint's, whichever level declared them) and its operationId, which
+ * no two operations may share. Its prose counts: Slack's `admin.inviteRequests.approve` and
+ * `.deny` take the same arguments and give the same answers, and only their descriptions say
+ * that they do opposite things.
+ */
+const NOT_COMPARED: ReadonlySet<string> = new Set(['operationId', 'parameters', 'servers']);
+
+function sameOperation(spec: ApiSpec, doc: Readonly<Obj>, pathA: string, pathB: string, method: HttpMethod): boolean {
+  const paths = isObj(doc['paths']) ? doc['paths'] : {};
+  const itemA = followLocalRef(doc, paths[pathA]);
+  const itemB = followLocalRef(doc, paths[pathB]);
+  if (!isObj(itemA) || !isObj(itemB)) return false;
+  const opA = itemA[method];
+  const opB = itemB[method];
+  if (!isObj(opA) || !isObj(opB)) return false;
+  const endpointA = findEndpoint(spec, method, pathA);
+  const endpointB = findEndpoint(spec, method, pathB);
+  if (!endpointA || !endpointB || [...endpointA.servers].sort().join(' ') !== [...endpointB.servers].sort().join(' ')) return false;
+  const walk: Walk = { open: new Map(), equal: new Map() };
+  const paramsA = operationParameters(doc, itemA, opA);
+  const paramsB = operationParameters(doc, itemB, opB);
+  if (paramsA.size !== paramsB.size) return false;
+  for (const [key, p] of paramsA) if (!paramsB.has(key) || !sameValue(doc, p, paramsB.get(key), walk, 0)) return false;
+  const parts = [...new Set([...Object.keys(opA), ...Object.keys(opB)])].filter((k) => !NOT_COMPARED.has(k));
+  return parts.every((part) => sameValue(doc, opA[part], opB[part], walk, 0));
+}
+
+const sameOperationsCache = new WeakMap<ApiSpec, Map<string, boolean>>();
+
+/**
+ * Whether two paths are one endpoint under two names (FrankerFaceZ's `/v1/emotes` and
+ * `/v1/emoticons`): both define the same methods, and each method's operation is identical after
+ * following references (parameters, request body, responses, security, servers, descriptions:
+ * everything but its operationId). Paths that merely look alike are not.
+ */
+export function sameOperations(spec: ApiSpec, pathA: string, pathB: string): boolean {
+  if (pathA === pathB) return true;
+  let cache = sameOperationsCache.get(spec);
+  if (!cache) sameOperationsCache.set(spec, (cache = new Map()));
+  const key = pathA < pathB ? `${pathA}\n${pathB}` : `${pathB}\n${pathA}`;
+  let same = cache.get(key);
+  if (same === undefined) {
+    const methodsA = methodsAt(spec, pathA).sort();
+    const methodsB = methodsAt(spec, pathB).sort();
+    const doc = specDocument(spec);
+    same = methodsA.length > 0 && methodsA.join() === methodsB.join() && methodsA.every((m) => sameOperation(spec, doc, pathA, pathB, m));
+    cache.set(key, same);
+  }
+  return same;
 }
 
 export interface ResolvedRequest {

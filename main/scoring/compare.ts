@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
-import { ARGUMENT_LOCATIONS, argumentSource, findEndpoint, isPermitted, methodsAt, pathCandidates, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
+import { ARGUMENT_LOCATIONS, argumentSource, findEndpoint, isPermitted, methodsAt, pathCandidates, type ApiSpec, type ArgumentLocation, type Endpoint, type PathCandidate } from '../openapi/index.js';
+import { sameOperations } from '../openapi/match.js';
 import type { ArgumentResult, ArgumentResults, CompatMode, ErrorVerdict, PartVerdict, Verdict } from './verdicts.js';
 
 /** Axios sends these on every request; they are never counted (scoring.md §4). */
@@ -10,12 +11,25 @@ const isRecord = (v: unknown): v is Record<string, JsonValue> => typeof v === 'o
 interface Located {
   readonly templatePath: string | undefined;
   readonly pathParams: Record<string, JsonValue>;
+  /** Which of `pathParams` are the server's variables, not the path's. */
+  readonly serverKeys: ReadonlySet<string>;
+}
+
+/**
+ * The first candidate's path parameters, with the variables of the server it was found on
+ * (Telegram's `bot{token}`): a value the URL carries like any path segment, compared as one. A
+ * path parameter of the same name wins.
+ */
+function located(first: PathCandidate | undefined): Located {
+  const serverParams = first?.serverParams ?? {};
+  const pathParams = first?.pathParams ?? {};
+  const serverKeys = new Set(Object.keys(serverParams).filter((name) => !Object.hasOwn(pathParams, name)));
+  return { templatePath: first?.template.path, pathParams: { ...serverParams, ...pathParams }, serverKeys };
 }
 
 /** `params` decide between path keys that carry a query part (Etherscan's `/?module=account&action=balance`). */
 function locate(spec: ApiSpec, url: string, params: Readonly<Record<string, unknown>> | undefined): Located {
-  const first = pathCandidates(spec, url, params ?? {})[0];
-  return { templatePath: first?.template.path, pathParams: { ...(first?.pathParams ?? {}) } };
+  return located(pathCandidates(spec, url, params ?? {})[0]);
 }
 
 function argumentsOf(config: { headers?: Record<string, JsonValue> | undefined; params?: Record<string, JsonValue> | undefined; data?: JsonValue | undefined }, pathParams: Record<string, JsonValue>): Record<ArgumentLocation, Record<string, JsonValue>> {
@@ -98,12 +112,18 @@ export function expectedOnly(spec: ApiSpec, expected: RequestConfig, error: Erro
 export function compareRequest(spec: ApiSpec, expected: RequestConfig, actual: CapturedRequest, compat: CompatMode = 'default'): Verdict {
   const expectedAt = locate(spec, expected.url, expected.params);
   const actualCandidates = pathCandidates(spec, actual.url, actual.params ?? {});
-  const actualAt: Located = { templatePath: actualCandidates[0]?.template.path, pathParams: { ...(actualCandidates[0]?.pathParams ?? {}) } };
+  const actualAt = located(actualCandidates[0]);
   const expectedMethod = expected.method.toLowerCase();
   const actualMethod = actual.method.toLowerCase();
 
+  // A path whose operations are the expected path's, under another name, is the same endpoint.
+  const expectedPath = expectedAt.templatePath;
   const url_verdict: PartVerdict =
-    expectedAt.templatePath !== undefined && actualCandidates.some((c) => c.template.path === expectedAt.templatePath) ? 'correct' : actualCandidates.length === 0 ? 'illegal' : 'wrong';
+    expectedPath !== undefined && (actualCandidates.some((c) => c.template.path === expectedPath) || actualCandidates.some((c) => sameOperations(spec, c.template.path, expectedPath)))
+      ? 'correct'
+      : actualCandidates.length === 0
+        ? 'illegal'
+        : 'wrong';
   const method_verdict: PartVerdict =
     expectedMethod === actualMethod ? 'correct' : actualCandidates.every((c) => !methodsAt(spec, c.template.path).includes(actualMethod as never)) ? 'illegal' : 'wrong';
   const endpoint_verdict: PartVerdict = url_verdict === 'correct' && method_verdict === 'correct' ? 'correct' : url_verdict === 'illegal' || method_verdict === 'illegal' ? 'illegal' : 'wrong';
@@ -138,7 +158,9 @@ export function compareRequest(spec: ApiSpec, expected: RequestConfig, actual: C
     }
     for (const [key, value] of Object.entries(got[location])) {
       if (matched.has(key) || !counted(location, key, compat)) continue;
-      const legal = compat === 'reference' ? referencePermitted(spec, judge, location, key) : judge !== undefined && isPermitted(spec, judge, location, key);
+      // A variable of the server the URL names is declared there, whichever endpoint judges.
+      const serverVariable = location === 'path_params' && actualAt.serverKeys.has(key);
+      const legal = serverVariable || (compat === 'reference' ? referencePermitted(spec, judge, location, key) : judge !== undefined && isPermitted(spec, judge, location, key));
       setResult(out, key, { expected: null, actual: value, verdict: legal ? 'unnecessary' : 'illegal' });
     }
     for (const r of Object.values(out)) {

@@ -53,25 +53,34 @@ export const PAIRED_OUTCOMES = {
 } as const satisfies Record<string, (v: Verdict) => boolean>;
 export type PairedOutcome = keyof typeof PAIRED_OUTCOMES;
 
-/** Which statistic's delta each paired test carries (the Compare page marks that row). */
+/**
+ * Which statistic's delta each paired test carries (the Compare page marks that row). The (e)
+ * statistics divide by the executable samples, so their tests pair only the samples executable
+ * in both runs (PAIRED_OVER_EXECUTABLE): over all samples, a sample one run could not execute
+ * counted as a discordant pair of a rate that leaves it out.
+ */
 export const PAIRED_STATISTIC: Record<PairedOutcome, string> = {
   samples_correct: 'samples_correct_wrt_total',
   samples_executable: 'samples_executable_wrt_total',
-  samples_illegal: 'samples_illegal_wrt_total',
-  urls_correct: 'urls_correct_wrt_total',
-  methods_correct: 'methods_correct_wrt_total',
+  samples_illegal: 'samples_illegal_wrt_executable',
+  urls_correct: 'urls_correct_wrt_executable',
+  methods_correct: 'methods_correct_wrt_executable',
 };
+export const PAIRED_OVER_EXECUTABLE: ReadonlySet<PairedOutcome> = new Set(['samples_illegal', 'urls_correct', 'methods_correct']);
 
 /** The significance level the pages mark deltas at. */
 export const ALPHA = 0.05;
 
 /**
- * Tests two runs on the samples they share (already aligned by identity: the caller pairs them).
- * A sample with no verdict in a run (its output failed to generate) is left out of the pairs.
+ * Tests two runs on the samples they share (already aligned by identity: the caller pairs them),
+ * the (e) outcomes on those executable in both. A sample with no verdict in a run (its output
+ * failed to generate) is left out of the pairs.
  */
 export function pairedComparison(pairs: readonly (readonly [a: Verdict | null, b: Verdict | null])[]): Record<PairedOutcome, PairedTest> {
   const scored = pairs.filter((p): p is readonly [Verdict, Verdict] => p[0] !== null && p[1] !== null);
+  const executable = scored.filter(([a, b]) => PAIRED_OUTCOMES.samples_executable(a) && PAIRED_OUTCOMES.samples_executable(b));
   const out = {} as Record<PairedOutcome, PairedTest>;
-  for (const [name, outcome] of Object.entries(PAIRED_OUTCOMES) as [PairedOutcome, (v: Verdict) => boolean][]) out[name] = pairedTest(scored.map(([a, b]) => [outcome(a), outcome(b)] as const));
+  for (const [name, outcome] of Object.entries(PAIRED_OUTCOMES) as [PairedOutcome, (v: Verdict) => boolean][])
+    out[name] = pairedTest((PAIRED_OVER_EXECUTABLE.has(name) ? executable : scored).map(([a, b]) => [outcome(a), outcome(b)] as const));
   return out;
 }

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestConfig } from '../api/schemas.js';
+import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
 import { Sandbox } from '../execution/index.js';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { setupFor } from '../prompt/index.js';
 import { evaluateCode } from '../runner/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
-import { computeStatistics, type CompatMode, type Verdict } from './index.js';
+import { compareRequest, computeStatistics, expectedOnly, type CompatMode, type Verdict } from './index.js';
 
 const BASE = 'https://api.harbor.example/v2';
 let spec: ApiSpec;
@@ -194,5 +194,98 @@ describe('fetch programs (issue 25 item 5): scored the same way, by their first 
     const axiosFirst = await evaluateCode(`${STARTER}await axios.get('${BASE}/carriers');\nawait fetch('${BASE}/shipments?status=delivered&limit=25', { headers: { Authorization: 'Bearer <token>' } });`, listShipments, spec, sandbox, 'default', fetchSetup);
     expect(axiosFirst.verdict.url_verdict).toBe('wrong');
     expect(axiosFirst.request?.client).toBeUndefined();
+  });
+});
+
+describe('server variables and paths of one operation (issue 36 items 15, 16)', () => {
+  const load = async (yaml: string): Promise<ApiSpec> => {
+    const loaded = await loadSpec(yaml, 'spec.yaml');
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    return loaded.value;
+  };
+  const sent = (url: string, method: string, data?: JsonValue, params: Record<string, JsonValue> = {}): CapturedRequest => ({ url, method, headers: {}, params, ...(data !== undefined ? { data } : {}) });
+
+  const TELEGRAM = `openapi: 3.0.3
+info: { title: Telegram Bot API, version: '7.0' }
+servers:
+  - url: https://api.telegram.org/bot{token}
+    variables: { token: { default: '123:ABC' } }
+paths:
+  /sendMessage:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, required: [chat_id, text], properties: { chat_id: { type: integer }, text: { type: string } } }
+      responses: { '200': { description: ok } }
+`;
+  const TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+  const sendMessage: RequestConfig = { url: `https://api.telegram.org/bot${TOKEN}/sendMessage`, method: 'post', data: { chat_id: 42, text: 'hello' } };
+
+  it("a server variable's value is an argument, compared and reported as a path parameter", async () => {
+    const telegram = await load(TELEGRAM);
+    const other = compareRequest(telegram, sendMessage, sent('https://api.telegram.org/botrelay_bot/sendMessage', 'post', { chat_id: 42, text: 'hello' }));
+    expect(other).toMatchObject({ sample_verdict: 'wrong', url_verdict: 'correct', endpoint_verdict: 'correct' });
+    expect(other.arguments.path_params).toEqual({ token: { expected: TOKEN, actual: 'relay_bot', verdict: 'incorrect_value' } });
+    const same = compareRequest(telegram, sendMessage, sent(`https://api.telegram.org/bot${encodeURIComponent(TOKEN)}/sendMessage`, 'post', { chat_id: 42, text: 'hello' }));
+    expect(same.sample_verdict).toBe('correct');
+    expect(same.arguments.path_params).toEqual({ token: { expected: TOKEN, actual: TOKEN, verdict: 'correct' } });
+    // Nonexecutable: the server's variable is one more expected argument, missing.
+    expect(expectedOnly(telegram, sendMessage, 'runtime_error').arguments.path_params).toEqual({ token: { expected: TOKEN, actual: null, verdict: 'missing' } });
+    expect(compareRequest(telegram, sendMessage, sent('https://api.telegram.org/botrelay_bot/sendMessage', 'post', { chat_id: 42, text: 'hello' }), 'reference').sample_verdict).toBe('wrong');
+  });
+
+  const EMOTES = `openapi: 3.0.3
+info: { title: FrankerFaceZ, version: '1' }
+servers: [{ url: https://api.frankerfacez.com }]
+components:
+  parameters:
+    q: { name: q, in: query, schema: { type: string } }
+  schemas:
+    Emote: { type: object, properties: { id: { type: integer }, name: { type: string }, parent: { $ref: '#/components/schemas/Emote' } } }
+    Emoticon: { type: object, properties: { id: { type: integer }, name: { type: string }, parent: { $ref: '#/components/schemas/Emoticon' } } }
+paths:
+  /v1/emoticons:
+    get:
+      operationId: searchEmoticons
+      summary: Search emotes
+      parameters: [{ $ref: '#/components/parameters/q' }, { name: page, in: query, schema: { type: integer } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Emote' } } } } } }
+  /v1/emotes:
+    get:
+      operationId: searchEmotes
+      summary: Search emotes
+      parameters: [{ name: q, in: query, schema: { type: string } }, { name: page, in: query, schema: { type: integer } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Emoticon' } } } } } }
+  /v1/badges:
+    get:
+      parameters: [{ name: q, in: query, schema: { type: string } }, { name: page, in: query, schema: { type: integer } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { type: string } } } } } }
+  /v1/emote-search:
+    get:
+      operationId: searchEmotesAgain
+      summary: Search emotes, the other way round
+      parameters: [{ $ref: '#/components/parameters/q' }, { name: page, in: query, schema: { type: integer } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Emote' } } } } } }
+  /v1/sets:
+    get:
+      parameters: [{ name: q, in: query, required: true, schema: { type: string } }, { name: page, in: query, schema: { type: integer } }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Emote' } } } } } }
+`;
+  const search: RequestConfig = { url: 'https://api.frankerfacez.com/v1/emoticons', method: 'get', params: { q: 'pog', page: 1 } };
+
+  it('a path whose operations are identical to the expected path (after dereferencing, a recursive schema too) is the same endpoint', async () => {
+    const ffz = await load(EMOTES);
+    const v = compareRequest(ffz, search, sent('https://api.frankerfacez.com/v1/emotes', 'get', undefined, { q: 'pog', page: 1 }));
+    expect(v).toMatchObject({ sample_verdict: 'correct', url_verdict: 'correct', method_verdict: 'correct', endpoint_verdict: 'correct' });
+    expect(compareRequest(ffz, { ...search, url: 'https://api.frankerfacez.com/v1/emotes' }, sent('https://api.frankerfacez.com/v1/emoticons', 'get', undefined, { q: 'pog', page: 1 })).sample_verdict).toBe('correct');
+    expect(compareRequest(ffz, search, sent('https://api.frankerfacez.com/v1/emotes', 'get', undefined, { q: 'pog', page: 1 }), 'reference').sample_verdict).toBe('correct');
+  });
+
+  it('paths alike in all but one part are not: another response, a parameter required, another summary (Slack: approve and deny)', async () => {
+    const ffz = await load(EMOTES);
+    for (const path of ['badges', 'sets', 'emote-search']) {
+      expect(compareRequest(ffz, search, sent(`https://api.frankerfacez.com/v1/${path}`, 'get', undefined, { q: 'pog', page: 1 })), path).toMatchObject({ sample_verdict: 'wrong', url_verdict: 'wrong', endpoint_verdict: 'wrong' });
+    }
   });
 });

@@ -160,7 +160,7 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       const md = Object.values((await s.client.exportRun({ runId, format: 'markdown' })).files)[0]!;
       expect(md).toContain('| Correct implementations (t) | 59.4% [42.3, 74.5] |');
       const tex = Object.values((await s.client.exportRun({ runId, format: 'latex' })).files)[0]!;
-      expect(tex).toContain('Correct implementations (t) & 59.4\\% [42.3, 74.5] \\\\');
+      expect(tex).toContain('Correct implementations (t) & 59.4\\% [42.3, 74.5] & 59.4\\% [42.3, 74.5] \\\\');
       const codes = (await s.client.exportRun({ runId, format: 'codes' })).files;
       expect(Object.keys(codes)).toHaveLength(32);
       expect(codes[`run-${runId}/0013_code.js`]).toContain('origin_warehouse_id: warehouseId');

@@ -11,7 +11,7 @@ import { ModelRepository } from '../store/models.js';
 import { RunRepository, type RunRow } from '../store/runs.js';
 import { RunJobs } from './jobs.js';
 import { ModelLibrary } from './models.js';
-import { assertRunnable, conditionsOf, contentHash, emptySubsetMessage, estimateLine, inputManifest, measuredRate, selectSubset, settingsOf, snapshotWithKnowledge, TYPICAL_TOKENS_PER_SECOND, type Rate, type StartRunInput } from './runPlan.js';
+import { assertRunnable, conditionsOf, contentHash, contextFit, longestPrompt, emptySubsetMessage, estimateLine, inputManifest, measuredRate, selectSubset, settingsOf, snapshotWithKnowledge, TYPICAL_TOKENS_PER_SECOND, type Rate, type StartRunInput } from './runPlan.js';
 import { DEFAULT_PARALLEL } from '../api/constants.js';
 import { RunResults } from './runResults.js';
 import { compareConditions } from './runConditions.js';
@@ -33,6 +33,7 @@ export type EvaluationMethod =
   | 'downloadModel'
   | 'cancelDownload'
   | 'listDownloads'
+  | 'dismissDownload'
   | 'listProviderModels'
   | 'previewRun'
   | 'startRun'
@@ -138,6 +139,7 @@ export class EvaluationService implements EvaluationHandlers {
   downloadModel = async (input: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.library.downloadModel(input);
   cancelDownload = async (input: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.library.cancelDownload(input.downloadId);
   listDownloads = async (): Promise<Output<'listDownloads'>> => this.library.listDownloads();
+  dismissDownload = async (input: Parsed<'dismissDownload'>): Promise<Output<'dismissDownload'>> => this.library.dismissDownload(input.downloadId);
 
   // --- runs ---
 
@@ -202,6 +204,10 @@ export class EvaluationService implements EvaluationHandlers {
     const { samples, conditions, model } = this.plan(input);
     const outputs = samples.length * input.sampling.n * conditions.length;
     const base = { samples: samples.length, outputs, runs: conditions.length, apis: [...new Set(samples.map((s) => s.api))].sort(), estimate: estimateLine(outputs, input.sampling.maxTokens, this.rateFor(input, model)) };
+    if (model.modelId !== undefined) {
+      const longest = longestPrompt(samples, input);
+      return longest ? { ...base, context: contextFit(longest, input.sampling.maxTokens, raw.contextSize, this.library.model(model.modelId).contextLength || null) } : base;
+    }
     if (!('provider' in input.model)) return base;
     // Hosted: the most the run can cost, from the prompts it will send and the token limit, at the price table's rate.
     const p = input.model.provider;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Output, Parsed } from '../api/contract.js';
 import type { Download, Model } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { cachedSha256, downloadModelFile, fileStamp, inspectModel, isGgufFile, parametersLabel, type DownloadState, type MemoryState, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
+import { cachedSha256, downloadModelFile, fileStamp, isResumable, sourceFileName, inspectModel, isGgufFile, parametersLabel, type DownloadState, type MemoryState, type ModelFitEstimate, type ModelMetadata } from '../generation/index.js';
 import type { ModelRepository, ModelRow } from '../store/models.js';
 
 export interface ModelLibraryOptions {
@@ -12,7 +12,7 @@ export interface ModelLibraryOptions {
   /** Where scans look and downloads go. */
   readonly folder: string;
   readonly memory?: MemoryState;
-  readonly emit: (event: { type: 'modelsChanged' } | { type: 'downloadProgress'; downloadId: string; status: Download['status']; downloadedBytes: number; totalBytes: number; message?: string }) => void;
+  readonly emit: (event: { type: 'modelsChanged' } | { type: 'downloadProgress'; downloadId: string; status: Download['status']; downloadedBytes: number; totalBytes: number; message?: string; file?: string; resumable?: boolean }) => void;
 }
 
 const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
@@ -202,13 +202,16 @@ export class ModelLibrary {
     } catch (error) {
       throw new WapiiError('bad_input', `cannot create the models folder ${this.options.folder}: ${firstLine(error)}`);
     }
-    const id = randomBytes(6).toString('hex');
+    // Resuming a cancelled or failed download continues its row, under its id, rather than adding a second one.
+    const earlier = [...this.downloads.values()].find((d) => d.info.source === source && (d.info.status === 'cancelled' || d.info.status === 'failed'));
+    if (earlier) this.downloads.delete(earlier.info.id);
+    const id = earlier?.info.id ?? randomBytes(6).toString('hex');
     const controller = new AbortController();
-    const state: DownloadState = { file: path.join(this.options.folder, input.filename ?? ''), downloadedBytes: 0, totalBytes: 0, message: undefined };
-    const info: Download = { id, source, file: state.file, status: 'downloading', downloadedBytes: 0, totalBytes: 0, modelId: null, error: null };
+    const state: DownloadState = { file: path.join(this.options.folder, input.filename ?? (earlier ? path.basename(earlier.info.file) : undefined) ?? sourceFileName(source) ?? 'model.gguf'), downloadedBytes: earlier?.info.downloadedBytes ?? 0, totalBytes: earlier?.info.totalBytes ?? 0, message: undefined };
+    const info: Download = { id, source, file: state.file, status: 'downloading', downloadedBytes: state.downloadedBytes, totalBytes: state.totalBytes, modelId: null, error: null, resumable: true };
     const active: ActiveDownload = { info, controller, done: Promise.resolve() };
     const report = (message?: string): void =>
-      this.options.emit({ type: 'downloadProgress', downloadId: id, status: active.info.status, downloadedBytes: active.info.downloadedBytes, totalBytes: active.info.totalBytes, ...(message ? { message } : {}) });
+      this.options.emit({ type: 'downloadProgress', downloadId: id, status: active.info.status, downloadedBytes: active.info.downloadedBytes, totalBytes: active.info.totalBytes, file: active.info.file, resumable: active.info.resumable ?? false, ...(message ? { message } : {}) });
     let shown = { bytes: -1, message: undefined as string | undefined };
     const refresh = (): void => {
       active.info = { ...active.info, file: state.file, downloadedBytes: state.downloadedBytes, totalBytes: state.totalBytes };
@@ -221,12 +224,15 @@ export class ModelLibrary {
       try {
         const file = await downloadModelFile({ source, folder: this.options.folder, fileName: input.filename, signal: controller.signal, state });
         refresh();
+        // The file is whole from here on: a failure to add it is not fixed by fetching it again.
+        active.info = { ...active.info, resumable: false };
         const model = await this.addModel({ path: file, source });
         active.info = { ...active.info, file, status: 'finished', modelId: model.id };
         report();
       } catch (error) {
         const cancelled = controller.signal.aborted;
-        active.info = { ...active.info, file: state.file, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: state.downloadedBytes, error: cancelled ? null : firstLine(error) };
+        const resumable = cancelled || (active.info.resumable !== false && isResumable(error));
+        active.info = { ...active.info, file: state.file, status: cancelled ? 'cancelled' : 'failed', downloadedBytes: state.downloadedBytes, error: cancelled ? null : firstLine(error), resumable };
         report(active.info.error ?? undefined);
       } finally {
         clearInterval(timer);
@@ -245,6 +251,15 @@ export class ModelLibrary {
     await Promise.race([active.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
     if (active.info.status === 'downloading') active.info = { ...active.info, status: 'cancelled' };
     return active.info;
+  }
+
+  /** Drops an ended download's row; a running one must be cancelled first. */
+  dismissDownload(downloadId: string): { dismissed: boolean } {
+    const active = this.downloads.get(downloadId);
+    if (!active) return { dismissed: false };
+    if (active.info.status === 'downloading') throw new WapiiError('conflict', `download ${downloadId} is still running; cancel it before dismissing it`);
+    this.downloads.delete(downloadId);
+    return { dismissed: true };
   }
 
   /** Waits for a download to end (tests, shutdown). */

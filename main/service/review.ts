@@ -69,12 +69,17 @@ export function endpointExcerpt(spec: ApiSpec, endpoint: Endpoint): EndpointExce
         ...(p.readOnly ? { readOnly: true } : {}),
       })),
     ],
-    auth: endpoint.security.map((name) => {
-      const scheme = spec.securitySchemes.find((s) => s.name === name);
-      if (scheme?.type === 'apiKey') return `${scheme.in} ${scheme.keyName}`;
-      if (scheme?.type === 'http') return `Authorization: ${scheme.scheme.toLowerCase() === 'bearer' ? 'Bearer <token>' : scheme.scheme}`;
-      return scheme ? `${scheme.type} (Authorization: Bearer <token>)` : name;
-    }),
+    // Two schemes can read the same (Google's Oauth2 and Oauth2c, implicit and code flows): listed once.
+    auth: [
+      ...new Set(
+        endpoint.security.map((name) => {
+          const scheme = spec.securitySchemes.find((s) => s.name === name);
+          if (scheme?.type === 'apiKey') return `${scheme.in} ${scheme.keyName}`;
+          if (scheme?.type === 'http') return `Authorization: ${scheme.scheme.toLowerCase() === 'bearer' ? 'Bearer <token>' : scheme.scheme}`;
+          return scheme ? `${scheme.type} (Authorization: Bearer <token>)` : name;
+        }),
+      ),
+    ],
     ...(content ? { body: { mediaType: content.mediaType, required: endpoint.requestBody?.required ?? false, schema: displaySchema(content.schema ?? {}) } } : {}),
   };
 }

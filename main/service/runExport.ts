@@ -40,11 +40,16 @@ export const csvField = (v: unknown): string => {
   return formula || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-/** Markdown inline text: the characters that start emphasis, links, code, tables or HTML are escaped, line breaks become spaces. */
+/**
+ * Markdown inline text: only what starts emphasis, code, links, strikethrough, a table cell or HTML
+ * inside a line is escaped, and line breaks become spaces. The text never opens a line (a title
+ * after "Run N: ", a table cell), so `-`, `+`, `#`, `.` and `>` that only act there stay as they
+ * are: `demo-coder-7b`, not `demo\-coder\-7b`.
+ */
 export const markdownEscape = (s: string): string =>
   s
     .replace(/[\r\n]+/g, ' ')
-    .replace(/[\\`*_{}[\]()#+\-.!|~>]/g, (c) => `\\${c}`)
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
     .replace(/</g, '&lt;');
 
 const latexEscape = (s: string): string =>
@@ -52,20 +57,38 @@ const latexEscape = (s: string): string =>
 
 const pct = (v: number): string => (v * 100).toFixed(1);
 
-/** A rate for a table: its percent and 95% interval, or "–" with k/n when its denominator is 0. */
-function rateCell(value: number, of: Proportion | undefined, interval: Interval | undefined, style: 'markdown' | 'latex'): string {
+/**
+ * A statistic as a table shows it, or null where it is undefined: a mean argument metric whose
+ * denominator is empty has no `all` entry (the JSON writes `{}`), where headlineValue reads 0.
+ */
+export function definedValue(stats: Statistics, key: string, location = 'all'): number | null {
+  const v = stats[key];
+  if (typeof v === 'number') return v;
+  const at = v?.[location];
+  return typeof at === 'number' ? at : null;
+}
+
+/** A rate for a table: its percent and 95% interval, or "–" (with k/n for a proportion) when its denominator is 0. */
+function rateCell(value: number | null, of: Proportion | undefined, interval: Interval | undefined, style: 'markdown' | 'latex'): string {
   const dash = style === 'latex' ? '--' : '–';
   if (of && of.n === 0) return `${dash} (${of.k}/${of.n})`;
+  if (value === null) return dash;
   const percent = style === 'latex' ? `${pct(value)}\\%` : `${pct(value)}%`;
   return interval ? `${percent} [${pct(interval[0])}, ${pct(interval[1])}]` : percent;
 }
 
+/** The run, then each API in it: the columns the Results page's headline table shows. */
 function columnsOf(report: ExportReport): [string, Statistics, Uncertainty | null][] {
   if (!report.statistics) return [];
-  const apis = Object.entries(report.per_api);
   const all: [string, Statistics, Uncertainty | null] = ['all', report.statistics, report.uncertainty];
-  return apis.length > 1 ? [all, ...apis.map(([api, s]): [string, Statistics, Uncertainty | null] => [api, s, report.per_api_uncertainty[api] ?? null])] : [all];
+  return [all, ...Object.entries(report.per_api).map(([api, s]): [string, Statistics, Uncertainty | null] => [api, s, report.per_api_uncertainty[api] ?? null])];
 }
+
+/** The pass@k rows (several outputs per task): the run's value, no per-API value. */
+const passAtKRows = (report: ExportReport, columns: number): [string, string[]][] => Object.entries(report.pass_at_k).map(([k, v]) => [`pass@${k}`, [pct(v), ...Array<string>(columns - 1).fill('')]]);
+
+/** `, full completion, constrained`: the run's setup and setting as the titles name them. */
+const conditionOf = (run: RunSummary): string => `${run.setup ? `, ${run.setup} completion` : ''}${run.setting ? `, ${run.setting}` : ''}`;
 
 /** Every argument of an output with its verdict, `location.key=verdict`, in one cell. */
 const argumentVerdicts = (v: Verdict | null): string =>
@@ -154,25 +177,27 @@ export function exportRunFiles(format: ExportFormat, run: RunSummary, report: Ex
     case 'markdown': {
       const cols = columnsOf(report);
       const lines = [`| | ${cols.map(([c]) => markdownEscape(c)).join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`, `| Samples | ${cols.map(([, s]) => headlineValue(s, 'samples_total')).join(' | ')} |`];
-      for (const [label, key] of HEADLINE) lines.push(`| ${label} | ${cols.map(([, s, u]) => rateCell(headlineValue(s, key), u?.counts[key], u?.intervals[key], 'markdown')).join(' | ')} |`);
-      const title = `Run ${run.id}: ${markdownEscape(run.model ?? run.kind)} on ${markdownEscape(run.dataset)}${run.setup ? `, ${run.setup} completion` : ''}${run.setting ? `, ${run.setting}` : ''}${run.overridden ? ` (${overrideNote(run)})` : ''}`;
-      const note = `Percent [95% Wilson interval]; – (k/n): undefined, no sample in the denominator.${run.overridden ? ` Includes ${overrideNote(run)}.` : ''}`;
+      for (const [label, key] of HEADLINE) lines.push(`| ${label} | ${cols.map(([, s, u]) => rateCell(definedValue(s, key), u?.counts[key], u?.intervals[key], 'markdown')).join(' | ')} |`);
+      for (const [label, cells] of passAtKRows(report, cols.length)) lines.push(`| ${label} | ${cells.join(' | ')} |`);
+      const title = `Run ${run.id}: ${markdownEscape(run.model ?? run.kind)} on ${markdownEscape(run.dataset)}${markdownEscape(conditionOf(run))}${run.overridden ? ` (${overrideNote(run)})` : ''}`;
+      const note = `Percent [95% interval: Wilson; mean metrics: percentile bootstrap]; – : undefined, no sample in the denominator (k/n for a proportion).${run.overridden ? ` Includes ${overrideNote(run)}.` : ''}`;
       return { [`${base}.md`]: `${title}\n\n${lines.join('\n')}\n\n${note}\n` };
     }
     case 'latex': {
       const cols = columnsOf(report);
       const lines = [
-        `% Run ${run.id}: ${latexEscape(run.model ?? run.kind)} on ${latexEscape(run.dataset)}${run.overridden ? ` (${overrideNote(run)})` : ''}`,
+        `% Run ${run.id}: ${latexEscape(run.model ?? run.kind)} on ${latexEscape(run.dataset)}${latexEscape(conditionOf(run))}${run.overridden ? ` (${overrideNote(run)})` : ''}`,
         `\\begin{tabular}{l${'r'.repeat(cols.length)}}`,
         '\\toprule',
         ` & ${cols.map(([c]) => latexEscape(c)).join(' & ')} \\\\`,
         '\\midrule',
         `Samples & ${cols.map(([, s]) => headlineValue(s, 'samples_total')).join(' & ')} \\\\`,
-        ...HEADLINE.map(([label, key]) => `${latexEscape(label)} & ${cols.map(([, s, u]) => rateCell(headlineValue(s, key), u?.counts[key], u?.intervals[key], 'latex')).join(' & ')} \\\\`),
+        ...HEADLINE.map(([label, key]) => `${latexEscape(label)} & ${cols.map(([, s, u]) => rateCell(definedValue(s, key), u?.counts[key], u?.intervals[key], 'latex')).join(' & ')} \\\\`),
+        ...passAtKRows(report, cols.length).map(([label, cells]) => `${latexEscape(label)} & ${cells.map((c) => (c ? `${c}\\%` : '')).join(' & ')} \\\\`),
         '\\bottomrule',
         '\\end{tabular}',
         ...(run.overridden ? [`\\par{\\footnotesize ${latexEscape(overrideNote(run))}.}`] : []),
-        `% Percent [95\\% Wilson interval]; -- (k/n): undefined, no sample in the denominator.${run.overridden ? ` Includes ${overrideNote(run)}.` : ''}`,
+        `% Percent [95\\% interval: Wilson; mean metrics: percentile bootstrap]; --: undefined, no sample in the denominator (k/n for a proportion).${run.overridden ? ` Includes ${overrideNote(run)}.` : ''}`,
       ];
       return { [`${base}.tex`]: lines.join('\n') + '\n' };
     }

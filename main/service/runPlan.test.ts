@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sample } from '../api/schemas.js';
-import { estimateLine, measuredRate, paceKey, randomSample, selectSubset, type RunPace } from './runPlan.js';
+import { StartRunInputSchema } from '../api/evaluation.js';
+import { assertRunnable, CHARS_PER_TOKEN, contextFit, estimateLine, longestPrompt, measuredRate, paceKey, randomSample, selectSubset, type RunPace } from './runPlan.js';
 
 /** 100 items: 70 of API a, 20 of b, 10 of c, interleaved as a real dataset's per-API blocks are not. */
 const items = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, api: i % 10 < 7 ? 'a' : i % 10 < 9 ? 'b' : 'c' }));
@@ -82,5 +83,39 @@ describe('the measured rate behind the New run estimate', () => {
     expect(estimateLine(40, 100, measuredRate(paces, server, 'unconstrained', 4))).toBe('40 outputs, up to 4,000 generated tokens: at most about 20 s at 50 tok/s per request, 4 at once measured over 10 outputs of earlier runs');
     expect(estimateLine(6, 250, measuredRate(paces, local, 'repair'))).toMatch(/measured over 170 outputs of earlier runs in other settings$/);
     expect(estimateLine(6, 250, 'batch')).toBe('6 outputs, up to 1,500 generated tokens: OpenAI answers a batch within 24 h');
+  });
+});
+
+describe('the context New run checks (issue 38 item 3)', () => {
+  const long = { sampleId: 's7', position: 7, tokens: 918 };
+  it('warns when the longest prompt and max tokens exceed the context given, naming the page’s fields, and suggests what fits', () => {
+    const fit = contextFit(long, 250, 1024, 32768);
+    expect(fit).toMatchObject({ needed: 1168, suggested: 1280, trainedContext: 32768 });
+    expect(fit.warning).toBe('the longest prompt (sample #7, about 918 tokens) and 250 max tokens need a context of about 1,168; Context is 1,024: raise Context to 1,280 (or leave it blank) or lower Max tokens, or the longest prompts’ outputs fail'.replace('’', "'"));
+    expect(fit.warning).not.toMatch(/--/);
+  });
+  it('a blank field (no context given) takes the suggestion, which fits, at least 1024', () => {
+    expect(contextFit(long, 250, undefined, 32768)).toEqual({ longestPromptTokens: 918, sampleId: 's7', needed: 1168, trainedContext: 32768, suggested: 1280 });
+    expect(contextFit({ ...long, tokens: 100 }, 250, undefined, null).suggested).toBe(1024);
+  });
+  it('caps the suggestion at the trained context, and says when even that cannot fit', () => {
+    const fit = contextFit(long, 4000, undefined, 4096);
+    expect(fit.suggested).toBe(4096);
+    expect(fit.warning).toMatch(/more than the model was trained on \(4,096\): lower Max tokens or leave that sample out/);
+  });
+  it('counts the longest prompt of the subset', () => {
+    const samples = [0, 1].map((i) => ({ id: `s${i}`, position: i, api: 'harbor', task: i === 1 ? 'x'.repeat(3000) : 'short', config: { url: 'https://api.harbor.example/v2/me', method: 'get' } })) as unknown as Sample[];
+    const longest = longestPrompt(samples, { prompt: 'completion', setup: 'full' });
+    expect(longest?.sampleId).toBe('s1');
+    expect(longest!.tokens).toBeGreaterThanOrEqual(3000 / CHARS_PER_TOKEN);
+  });
+});
+
+describe('cells a model cannot run (issue 38 item 2)', () => {
+  const input = (setting: string, name: string) => StartRunInputSchema.parse({ datasetId: 1, model: { provider: { name, model: 'm', ...(name === 'openai-compatible' ? { baseUrl: 'http://127.0.0.1:8080/v1' } : {}) } }, setting });
+  it('a hosted model constrained is refused with why and what would do', () => {
+    expect(() => assertRunnable(input('constrained', 'openai'))).toThrow('openai exposes no logits: constrained needs a local model or a grammar server');
+    expect(() => assertRunnable(input('unconstrained', 'openai'))).not.toThrow();
+    expect(() => assertRunnable(input('constrained', 'openai-compatible'))).not.toThrow();
   });
 });

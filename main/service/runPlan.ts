@@ -4,7 +4,7 @@ import { WapiiError } from '../api/result.js';
 import type { Sample } from '../api/schemas.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { mulberry32 } from '../scoring/index.js';
-import { parseKnowledge, PROMPT_TEMPLATE_HASH, type KnowledgeCondition } from '../prompt/index.js';
+import { parseKnowledge, promptFor, PROMPT_TEMPLATE_HASH, type KnowledgeCondition } from '../prompt/index.js';
 import { withKnowledge } from '../runner/index.js';
 import { sha256 } from '../store/index.js';
 import type { RunInput, RunRow } from '../store/runs.js';
@@ -215,7 +215,59 @@ export function estimateLine(outputs: number, maxTokens: number, rate: Rate | 'b
   return `${head}: at most about ${duration(seconds)} at ${pace} measured over ${rate.outputs.toLocaleString('en')} output${rate.outputs === 1 ? '' : 's'} of earlier runs${rate.otherSetting ? ' in other settings' : ''}`;
 }
 
+/**
+ * Characters per token the context check assumes: code and JSON run 3–4 characters a token in the
+ * tokenisers of the models run here, so 3 over-counts a little. The check warns before a run
+ * rather than after, and a context a little larger than needed costs only memory.
+ */
+export const CHARS_PER_TOKEN = 3;
+
+/** The longest prompt of a subset (its knowledge lines aside), with its tokens estimated from its length. */
+export function longestPrompt(samples: readonly Sample[], input: Pick<StartRunInput, 'prompt' | 'setup'>): { sampleId: string; position: number; tokens: number } | undefined {
+  let best: { sampleId: string; position: number; chars: number } | undefined;
+  for (const s of samples) {
+    const p = promptFor(input.prompt)(s, input.setup);
+    const chars = p.text.length + (p.replyPrefix?.length ?? 0);
+    if (!best || chars > best.chars) best = { sampleId: s.id, position: s.position, chars };
+  }
+  return best && { sampleId: best.sampleId, position: best.position, tokens: Math.ceil(best.chars / CHARS_PER_TOKEN) };
+}
+
+/** What New run shows about the context: the longest prompt and what it needs, the context to use when the field is left blank, and a warning when it does not fit. */
+export interface ContextFit {
+  readonly longestPromptTokens: number;
+  readonly sampleId: string;
+  /** The longest prompt's tokens and max tokens. */
+  readonly needed: number;
+  /** The model's trained context; null where unknown. */
+  readonly trainedContext: number | null;
+  /** The smallest context (a multiple of 256, at least 1024) that fits `needed`, as far as the trained context allows. */
+  readonly suggested: number;
+  /** Said on New run, naming its fields. */
+  readonly warning?: string;
+}
+
+/**
+ * Whether the longest prompt and max tokens fit: in the context given, or, where the field is blank
+ * (`contextSize` undefined), in the suggested one. The words name New run's fields (Context, Max
+ * tokens), the page the line is shown on.
+ */
+export function contextFit(longest: { sampleId: string; position: number; tokens: number }, maxTokens: number, contextSize: number | undefined, trainedContext: number | null): ContextFit {
+  const needed = longest.tokens + maxTokens;
+  const fits = Math.max(1024, Math.ceil(needed / 256) * 256);
+  const suggested = trainedContext && trainedContext > 0 ? Math.min(fits, trainedContext) : fits;
+  const base = { longestPromptTokens: longest.tokens, sampleId: longest.sampleId, needed, trainedContext: trainedContext && trainedContext > 0 ? trainedContext : null, suggested };
+  const what = `the longest prompt (sample #${longest.position}, about ${longest.tokens.toLocaleString('en')} tokens) and ${maxTokens.toLocaleString('en')} max tokens need a context of about ${needed.toLocaleString('en')}`;
+  if (base.trainedContext !== null && needed > base.trainedContext) return { ...base, warning: `${what}, more than the model was trained on (${base.trainedContext.toLocaleString('en')}): lower Max tokens or leave that sample out, or its outputs fail` };
+  if (contextSize !== undefined && needed > contextSize) return { ...base, warning: `${what}; Context is ${contextSize.toLocaleString('en')}: raise Context to ${suggested.toLocaleString('en')} (or leave it blank) or lower Max tokens, or the longest prompts' outputs fail` };
+  return base;
+}
+
 export function assertRunnable(input: StartRunInput): void {
+  // Constrained decoding needs the logits (a local model) or a server that enforces a grammar (OpenAI-compatible, as llama.cpp's).
+  if ('provider' in input.model && input.setting === 'constrained' && input.model.provider.name !== 'openai-compatible') {
+    throw new WapiiError('bad_input', `${input.model.provider.name} exposes no logits: constrained needs a local model or a grammar server`);
+  }
   // The constraint language and its GBNF describe Axios calls only (constraints.md).
   if (input.client === 'fetch' && input.setting === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
   if ('remote' in input.model && input.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');

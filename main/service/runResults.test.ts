@@ -41,6 +41,7 @@ beforeAll(async () => {
   };
   runs['reordered'] = await seed('reordered', ORDER, 'demo-7b-constrained');
   runs['disjoint'] = await seed('disjoint', [20, 21, 22, 23], 'demo-7b-constrained');
+  runs['three'] = await seed('three', [5, 6, 7], 'demo-1b-unconstrained');
 }, 120_000);
 afterAll(() => workbench?.shutdown());
 
@@ -78,6 +79,32 @@ describe('Compare aligns samples by identity', () => {
     expect(result.pairedStatistics['samples_correct']).toBe('samples_correct_wrt_total');
   });
 
+  it('a run on three of the demo samples against a demo run: rows, counts and tests cover the three shared samples only (issue 36 item 21)', async () => {
+    const result = await client.compareRuns({ baselineId: runs['unconstrained']!, runIds: [runs['three']!] });
+    expect(result.alignment).toEqual({ by: 'content hash', runs: [{ common: 3, baselineLacks: 0, runLacks: 29 }] });
+    // Before: every one of the demo run's 32 samples was a row, 17 counted regressed and 12 changed.
+    const { fixed, regressed, changed, same } = result.counts[0]!;
+    expect(fixed + regressed + changed + same).toBe(3);
+    expect(result.total).toBe(3);
+    expect(result.rows.map((r) => r.indexes)).toEqual([[5, 0], [6, 1], [7, 2]]);
+    // The three programs are the 1b demo run's at 5–7: each row's verdicts are that pair's.
+    const direct = await client.compareRuns({ baselineId: runs['unconstrained']!, runIds: [runs['1b']!] });
+    for (const row of result.rows) {
+      const same1b = direct.rows.find((d) => d.index === row.index)!;
+      expect([row.baseline, row.others[0], row.changes[0]]).toEqual([same1b.baseline, same1b.others[0], same1b.changes[0]]);
+    }
+    const p = result.paired[0]!['samples_correct'];
+    expect(p.both + p.a_only + p.b_only + p.neither).toBe(3);
+    // With a run that has every sample beside it: the three-sample run is absent from the other rows, and counted on its three only.
+    const both = await client.compareRuns({ baselineId: runs['unconstrained']!, runIds: [runs['three']!, runs['1b']!] });
+    expect(both.total).toBe(32);
+    expect(both.rows.filter((r) => r.changes[0] === 'absent')).toHaveLength(29);
+    expect(Object.values(both.counts[0]!).reduce((a, b) => a + b, 0)).toBe(3);
+    expect(Object.values(both.counts[1]!).reduce((a, b) => a + b, 0)).toBe(32);
+    const changedOnly = await client.compareRuns({ baselineId: runs['unconstrained']!, runIds: [runs['three']!], changedOnly: true });
+    expect(changedOnly.rows.every((r) => r.changes[0] !== 'same' && r.changes[0] !== 'absent')).toBe(true);
+  });
+
   it('refuses runs with no sample in common, in one line', async () => {
     const error = await client.compareRuns({ baselineId: runs['reordered']!, runIds: [runs['disjoint']!] }).then(
       () => undefined,
@@ -106,7 +133,9 @@ describe('exports', () => {
     for (const c of ['+', '-', '@', '\t', '\r']) expect(csvField(`${c}1+1`)).toBe(`"'${c}1+1"`);
     expect(csvField('plain')).toBe('plain');
     expect(csvField(-3)).toBe('-3');
-    expect(markdownEscape('a|b *c* <img src=x> [l](u)\nx')).toBe('a\\|b \\*c\\* &lt;img src=x\\> \\[l\\]\\(u\\) x');
+    expect(markdownEscape('a|b *c* <img src=x> [l](u)\nx')).toBe('a\\|b \\*c\\* &lt;img src=x> \\[l\\](u) x');
+    // Inside a line, `-`, `.`, `+`, `#`, `!` do nothing: a model's name stays readable.
+    expect(markdownEscape('demo-coder-7b.Q4_K_M #1+!')).toBe('demo-coder-7b.Q4\\_K\\_M #1+!');
   });
 
   it('every sample in full: task, expected and captured request, each argument verdict, code, failures, override and its reason', async () => {
@@ -148,11 +177,24 @@ describe('exports', () => {
     expect(run.uncertainty!.counts['samples_illegal_wrt_executable']).toEqual({ k: 0, n: 0 });
     const md = Object.values((await client.exportRun({ runId: runId!, format: 'markdown' })).files)[0]!;
     expect(md).toContain('| Illegal implementations (e) | – (0/0) |');
-    expect(md).toContain('on x \\| \\*y\\* &lt;b\\>');
+    expect(md).toContain('on x \\| \\*y\\* &lt;b>');
     const tex = Object.values((await client.exportRun({ runId: runId!, format: 'latex' })).files)[0]!;
-    expect(tex).toContain('Illegal implementations (e) & -- (0/0) \\\\');
+    expect(tex).toContain('Illegal implementations (e) & -- (0/0) & -- (0/0) \\\\');
+    // A mean metric with an empty denominator (no argument name was correct) is undefined, not 0.0%: the JSON has {}.
+    expect(run.statistics!['argument_value_mean_accuracy_wrt_correct_executable']).toEqual({});
+    expect(md).toContain('| Mean argument value cond. accuracy (e) | – | – |');
+    expect(tex).toContain('Mean argument value cond. accuracy (e) & -- & -- \\\\');
+    // The LaTeX comment names the setup and setting; both tables have the per-API columns Results shows.
+    expect(tex.split('\n')[0]).toBe(`% Run ${runId}: m on x | *y* <b>, full completion, unconstrained`);
+    expect(tex).toContain(' & all & harbor \\\\');
+    expect(md).toContain('| | all | harbor |');
     // Compare: a delta against an undefined rate is no number.
     const other = await client.compareRuns({ baselineId: runId!, runIds: [runs['unconstrained']!] });
     expect(other.metrics.find((m) => m.key === 'samples_illegal_wrt_executable')!.deltas[0]).toBeNull();
+    // So is a delta against a mean over no sample, whose value is undefined (null), not 0.
+    const mean = other.metrics.find((m) => m.key === 'argument_value_mean_accuracy_wrt_correct_executable')!;
+    expect(mean.baseline).toBeNull();
+    expect(mean.values[0]).toBeGreaterThan(0);
+    expect(mean.deltas[0]).toBeNull();
   });
 });

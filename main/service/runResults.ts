@@ -22,7 +22,7 @@ import {
   type Verdict,
 } from '../scoring/index.js';
 import type { OutputRow, RunInput, RunRepository, RunRow } from '../store/runs.js';
-import { exportRunFiles } from './runExport.js';
+import { definedValue, exportRunFiles } from './runExport.js';
 import { outputFailures, runFailures } from './runFailures.js';
 
 /** One output of a run as the result pages filter and sort it, built once per run and cached. */
@@ -400,22 +400,7 @@ export class RunResults {
     const baseline = this.run(input.baselineId);
     const others = input.runIds.map((id) => this.run(id));
     const all = [baseline, ...others];
-    const indexes = await Promise.all(all.map((r) => this.index(r)));
-    const { by, identity } = alignmentOf(all, indexes);
-    // The first output of each sample (n > 1 compares attempt 0), by identity.
-    const maps = indexes.map((index, r) => {
-      const map = new Map<string, IndexedOutput>();
-      const seen = new Map<string, number>();
-      for (const o of index.outputs) {
-        if (o.row.attempt !== 0) continue;
-        const id = identity(all[r]!, o);
-        // Two samples of one run with the same content: the nth pairs with the other run's nth.
-        const nth = seen.get(id) ?? 0;
-        seen.set(id, nth + 1);
-        map.set(nth === 0 ? id : `${id}#${nth}`, o);
-      }
-      return map;
-    });
+    const { by, maps } = await this.aligned(all);
     const base = maps[0]!;
     const rest = maps.slice(1);
     const runs = rest.map((m) => {
@@ -432,7 +417,8 @@ export class RunResults {
 
     const reports = await Promise.all(all.map((r) => this.report(r)));
     const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
-      const values = reports.map((r) => (r.statistics ? headlineValue(r.statistics, key) : 0));
+      // A mean metric over no sample is null, as an empty denominator's rate is: not the reference's 0.
+      const values = reports.map((r) => (r.statistics ? definedValue(r.statistics, key) : null));
       const of = reports.map((r) => (r.statistics ? (proportionsOf(r.statistics)[key] ?? null) : null));
       const intervals = reports.map((r) => r.uncertainty?.intervals[key] ?? null);
       // A rate with no denominator has no value to subtract (the reference's 0 is not a measurement).
@@ -442,42 +428,36 @@ export class RunResults {
         label,
         baseline: values[0]!,
         values: values.slice(1),
-        deltas: values.slice(1).map((v, i) => (undefinedAt(0) || undefinedAt(i + 1) ? null : v - values[0]!)),
+        deltas: values.slice(1).map((v, i) => (undefinedAt(0) || undefinedAt(i + 1) || v === null || values[0] === null ? null : v - values[0]!)),
         of,
         intervals,
       };
     });
     const paired = rest.map((m) => pairedComparison([...base].filter(([k]) => m.has(k)).map(([k, b]) => [b.verdict, m.get(k)!.verdict] as const)));
 
-    const keys = [...new Set([...base.keys(), ...rest.flatMap((m) => [...m.keys()])])];
-    const position = (k: string): [number, number] => {
-      const i = maps.findIndex((m) => m.has(k));
-      return [i, maps[i]!.get(k)!.row.index];
-    };
-    keys.sort((a, b) => {
-      const [ra, ia] = position(a);
-      const [rb, ib] = position(b);
-      return ra - rb || ia - ib;
-    });
+    // Only samples the baseline shares with another run are compared: one that a run lacks is
+    // no change of verdict, and a row of the baseline alone compares nothing.
+    const keys = [...base.keys()].filter((k) => rest.some((m) => m.has(k)));
+    keys.sort((a, b) => base.get(a)!.row.index - base.get(b)!.row.index);
     const counts = others.map(() => ({ fixed: 0, regressed: 0, changed: 0, same: 0 }));
     const rows: CompareResult['rows'] = [];
     for (const key of keys) {
-      const b = base.get(key);
+      const b = base.get(key)!;
       const outputs = rest.map((m) => m.get(key));
       const labels = outputs.map((o) => verdictLabel(o?.verdict ?? null));
-      const baseLabel = verdictLabel(b?.verdict ?? null);
+      const baseLabel = verdictLabel(b.verdict);
       const changes = labels.map((label, i) => {
+        if (outputs[i] === undefined) return 'absent' as const;
         const change = label === baseLabel ? 'same' : label === 'correct' ? 'fixed' : baseLabel === 'correct' ? 'regressed' : 'changed';
         counts[i]![change]++;
         return change;
       });
-      if (input.changedOnly && changes.every((c) => c === 'same')) continue;
-      const any = b ?? outputs.find((o) => o !== undefined)!;
+      if (input.changedOnly && changes.every((c) => c === 'same' || c === 'absent')) continue;
       rows.push({
-        index: any.row.index,
-        sampleId: any.row.sampleId,
-        api: any.row.api,
-        task: any.row.task,
+        index: b.row.index,
+        sampleId: b.row.sampleId,
+        api: b.row.api,
+        task: b.row.task,
         baseline: baseLabel,
         others: labels,
         changes,
@@ -495,7 +475,39 @@ export class RunResults {
       alignment: { by, runs },
       paired,
       pairedStatistics: PAIRED_STATISTIC,
+      ...(input.candidates ? { candidates: await this.candidates(baseline) } : {}),
     };
+  }
+
+  /** The first output of each sample (n > 1 compares attempt 0) of each run, keyed by the identity the runs align by. */
+  private async aligned(all: readonly RunRow[]): Promise<{ by: CompareResult['alignment']['by']; maps: Map<string, IndexedOutput>[] }> {
+    const indexes = await Promise.all(all.map((r) => this.index(r)));
+    const { by, identity } = alignmentOf(all, indexes);
+    const maps = indexes.map((index, r) => {
+      const map = new Map<string, IndexedOutput>();
+      const seen = new Map<string, number>();
+      for (const o of index.outputs) {
+        if (o.row.attempt !== 0) continue;
+        const id = identity(all[r]!, o);
+        // Two samples of one run with the same content: the nth pairs with the other run's nth.
+        const nth = seen.get(id) ?? 0;
+        seen.set(id, nth + 1);
+        map.set(nth === 0 ? id : `${id}#${nth}`, o);
+      }
+      return map;
+    });
+    return { by, maps };
+  }
+
+  /** Every other run with outputs and how many samples it shares with the baseline (as compareRuns would pair them), most first. */
+  private async candidates(baseline: RunRow): Promise<NonNullable<CompareResult['candidates']>> {
+    const out: NonNullable<CompareResult['candidates']> = [];
+    for (const r of this.ctx.runs.list()) {
+      if (r.id === baseline.id || r.done === 0) continue;
+      const { by, maps } = await this.aligned([baseline, r]);
+      out.push({ runId: r.id, shared: [...maps[1]!.keys()].filter((k) => maps[0]!.has(k)).length, by });
+    }
+    return out.sort((a, b) => b.shared - a.shared || b.runId - a.runId);
   }
 
   async exportRun(input: Parsed<'exportRun'>): Promise<Output<'exportRun'>> {

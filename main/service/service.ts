@@ -98,6 +98,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   removeModel = (i: Parsed<'removeModel'>): Promise<Output<'removeModel'>> => this.evaluation.removeModel(i);
   downloadModel = (i: Parsed<'downloadModel'>): Promise<Output<'downloadModel'>> => this.evaluation.downloadModel(i);
   cancelDownload = (i: Parsed<'cancelDownload'>): Promise<Output<'cancelDownload'>> => this.evaluation.cancelDownload(i);
+  dismissDownload = (i: Parsed<'dismissDownload'>): Promise<Output<'dismissDownload'>> => this.evaluation.dismissDownload(i);
   listDownloads = (i: Parsed<'listDownloads'>): Promise<Output<'listDownloads'>> => this.evaluation.listDownloads(i);
   listProviderModels = (i: Parsed<'listProviderModels'>): Promise<Output<'listProviderModels'>> => this.evaluation.listProviderModels(i);
   previewRun = (i: Parsed<'previewRun'>): Promise<Output<'previewRun'>> => this.evaluation.previewRun(i);
@@ -190,7 +191,7 @@ export class WorkbenchService implements WorkbenchHandlers {
   async importDataset(input: Parsed<'importDataset'>): Promise<Output<'importDataset'>> {
     const task = `import ${input.dataset.filename}`;
     const prepared = unwrap(
-      await this.prepare(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message }), { skipMissingSpecs: input.skipMissingSpecs ?? false }),
+      await this.prepare(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message }), { skipMissingSpecs: input.skipMissingSpecs ?? false, lenientRefs: input.lenientRefs ?? false, ...(input.server !== undefined ? { server: input.server } : {}) }),
     );
     const datasetId = this.store.createDataset({
       name: input.name ?? input.dataset.filename.replace(/\.json$/i, ''),
@@ -202,7 +203,7 @@ export class WorkbenchService implements WorkbenchHandlers {
     // A converted Swagger 2.0 file's original, kept beside it (the converted document names its sha-256).
     for (const { original, spec } of prepared.specs.values()) if (original) this.store.putSpec({ filename: original.filename, title: spec.title, content: original.content });
     this.emit({ type: 'datasetsChanged' });
-    return { ...this.dataset(datasetId), ...(prepared.skipped ? { skipped: [...prepared.skipped] } : {}) };
+    return { ...this.dataset(datasetId), ...(prepared.skipped ? { skipped: [...prepared.skipped] } : {}), ...(prepared.brokenRefs ? { brokenRefs: [...prepared.brokenRefs] } : {}), ...(prepared.serverFor ? { serverFor: [...prepared.serverFor] } : {}) };
   }
 
   async exportDataset(input: Parsed<'exportDataset'>): Promise<Output<'exportDataset'>> {

@@ -71,7 +71,14 @@ export class SynthesisJobs {
   private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   /** Jobs being resumed: between the check and the launch (a local model may take seconds to load). */
   private readonly starting = new Set<number>();
+  /** Why the last request of a running job was retried, shown while its retry waits; a request answered since clears it. */
+  private readonly lastRetry = new Map<number, { message: string; at: string }>();
   constructor(private readonly ctx: SynthesisContext) {}
+
+  private withRetry(job: SynthesisJob): SynthesisJob {
+    const last = job.status === 'running' ? this.lastRetry.get(job.id) : undefined;
+    return last ? { ...job, lastRetry: last } : job;
+  }
 
   /** Running here, or in another live process that shares the database (it owns the job). */
   readonly isActive = (id: number, ownerPid: number | null): boolean => this.active.has(id) || (ownerPid !== null && ownerPid !== process.pid && isAlive(ownerPid));
@@ -79,11 +86,11 @@ export class SynthesisJobs {
   job(id: number): SynthesisJob {
     const job = this.ctx.store.synthesis.getJob(id, this.isActive);
     if (!job) throw new WapiiError('not_found', `synthesis job ${id} does not exist`);
-    return job;
+    return this.withRetry(job);
   }
 
   list(datasetId: number | undefined): SynthesisJob[] {
-    return this.ctx.store.synthesis.listJobs(datasetId, this.isActive);
+    return this.ctx.store.synthesis.listJobs(datasetId, this.isActive).map((job) => this.withRetry(job));
   }
 
   /** The dataset's APIs with their specs, `api` alone when given. */
@@ -234,7 +241,7 @@ export class SynthesisJobs {
           // The database is what failed; a restart finds the job's process gone and shows it interrupted.
         }
       })
-      .finally(() => this.active.delete(jobId));
+      .finally(() => (this.active.delete(jobId), this.lastRetry.delete(jobId)));
     this.active.set(jobId, { controller, done });
     if (wait) await done;
     return this.job(jobId);
@@ -277,8 +284,8 @@ export class SynthesisJobs {
       fail: (batch, keys, failure, prompt, answer) => {
         repo.recordFailure(jobId, batch.api, keys, failure, prompt?.hash, answer && prompt ? { promptHash: prompt.hash, raw: answer.text, finish: answer.finishReason ? `${answer.finish}: ${answer.finishReason}` : answer.finish } : undefined);
       },
-      usage: (usage) => repo.addUsage(jobId, usage, estimateCost(provider.model, usage)),
-      retry: () => repo.addRetry(jobId),
+      usage: (usage) => (this.lastRetry.delete(jobId), repo.addUsage(jobId, usage, estimateCost(provider.model, usage))),
+      retry: (error) => (repo.addRetry(jobId), this.lastRetry.set(jobId, { message: error.message, at: new Date().toISOString() })),
       progress: (done, total) => this.ctx.emit({ type: 'progress', task, done, total, message: `${provider.name} ${provider.model}` }),
     };
     const { cancelled } = await runSynthesisJob(

@@ -1,6 +1,20 @@
 /** How numbers, sizes and times read across the pages. */
 export const percent = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(digits)}%`);
 
+/**
+ * A statistic's value, or null where it is undefined: a mean argument metric whose denominator is
+ * empty has no entry for the location (the JSON writes `{}`), where the reference would read 0.
+ */
+export function definedStatistic(stats: Record<string, number | Record<string, number>> | null | undefined, key: string, location = 'all'): number | null {
+  const v = stats?.[key];
+  if (typeof v === 'number') return v;
+  const at = v?.[location];
+  return typeof at === 'number' ? at : null;
+}
+
+/** A 95% interval as it is, in percent: `[0.0, 18.4]` (a ± half-width suggested bounds below 0 or above 100). */
+export const interval = (i: readonly [number, number]): string => `[${(i[0] * 100).toFixed(1)}, ${(i[1] * 100).toFixed(1)}]`;
+
 export const signedPoints = (delta: number): string => `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta * 100).toFixed(1)} pt`;
 
 export function bytes(n: number): string {

@@ -51,10 +51,10 @@ describe.runIf(hasChromium)('the Batch API and provider keys on New run in Chrom
     await page.getByLabel('Sample limit').fill('2');
     const estimate = page.getByTestId('run-estimate');
     // Chat completions: a typical rate (no run of this model yet), at the full price.
-    await expect.poll(() => estimate.textContent(), { timeout: 30_000 }).toMatch(/^2 samples × 1 run = 2 outputs · 2 outputs, up to 500 generated tokens: at most about \d+ s at a typical 50 tok\/s per request, 8 at once \(a guess: no earlier run of this model measured one\); at most about \$0\.\d+ \(/);
+    await expect.poll(() => estimate.textContent(), { timeout: 30_000 }).toMatch(/^2 samples × 1 run = 2 outputs · up to 500 generated tokens: at most about \d+ s at a typical 50 tok\/s per request, 8 at once \(a guess: no earlier run of this model measured one\); at most about \$0\.\d+ \(/);
     const full = dollars(await estimate.textContent());
     await page.getByLabel('Batch API').check();
-    await expect.poll(() => estimate.textContent(), { timeout: 30_000 }).toMatch(/^2 samples × 1 run = 2 outputs · 2 outputs, up to 500 generated tokens: OpenAI answers a batch within 24 h; at most about \$0\.\d+ at Batch API prices \(/);
+    await expect.poll(() => estimate.textContent(), { timeout: 30_000 }).toMatch(/^2 samples × 1 run = 2 outputs · up to 500 generated tokens: OpenAI answers a batch within 24 h; at most about \$0\.\d+ at Batch API prices \(/);
     // gpt-4o's batch prices are half its prices: the same tokens cost half.
     // Shown to four places: within a rounding of half.
     expect(Math.abs(dollars(await estimate.textContent()) - full / 2)).toBeLessThanOrEqual(0.0001);

@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedTestModel } from '../../main/generation/index.js';
 import { hasChromium } from '../support/browser.js';
+import { downloadStandIn, type StandIn } from '../support/downloadStandIn.js';
 import { ARTIFACTS, tempDir } from '../support/paths.js';
 import { openSession, type Session } from '../support/session.js';
 import { hasVocabBundle } from '../support/vocab.js';
@@ -19,7 +20,10 @@ describe.runIf(hasChromium && hasVocabBundle)('picking a model from the models f
   let serve: Session['serve'];
   let page: Page;
 
+  let server: StandIn | undefined;
+
   beforeAll(async () => {
+    server = await downloadStandIn();
     fs.mkdirSync(path.join(folder, 'spm'), { recursive: true });
     fs.copyFileSync(cachedTestModel('llama-spm'), path.join(folder, 'spm', 'tiny-spm.gguf'));
     fs.writeFileSync(path.join(folder, 'notes.txt'), 'not a model');
@@ -28,6 +32,7 @@ describe.runIf(hasChromium && hasVocabBundle)('picking a model from the models f
   });
   afterAll(async () => {
     await session?.close();
+    await server?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -46,5 +51,38 @@ describe.runIf(hasChromium && hasVocabBundle)('picking a model from the models f
     // Everything in the folder is in the library now: nothing left to pick.
     await expect.poll(() => picker.isVisible()).toBe(false);
     await page.screenshot({ path: path.join(ARTIFACTS, 'e2e-models-added.png') });
+  }, 180_000);
+
+  // Issue 38 item 9: a download row names its file at once, a resume continues its row, a 404 offers no resume, and ended rows can be dismissed.
+  it('a download row: its file name at once, one row through cancel and resume, no Resume after a 404, dismissed with ✕', async () => {
+    const data = fs.readFileSync(cachedTestModel('qwen2'));
+    // No ETag, no Last-Modified: the resume is checked by length.
+    server!.routes.set('/files/slow-model.gguf', { data, delayMs: 40 });
+    const rows = page.getByTestId('downloads').locator('li');
+    await page.getByLabel('Download source').fill(`${server!.origin}/files/slow-model.gguf`);
+    await page.getByRole('button', { name: 'Download', exact: true }).click();
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(1);
+    expect(await rows.first().locator('.name').textContent()).toBe('slow-model.gguf');
+    await expect.poll(async () => Number(await rows.first().getByRole('progressbar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
+    await rows.first().getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => rows.first().textContent(), { timeout: 30_000 }).toContain('cancelled');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'e2e-models-download-cancelled.png') });
+    server!.routes.set('/files/slow-model.gguf', { data });
+    await rows.first().getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => rows.first().textContent(), { timeout: 60_000 }).toContain('finished');
+    expect(await rows.count()).toBe(1);
+    const ranged = server!.seen.filter((r) => r.path === '/files/slow-model.gguf' && r.headers.range);
+    expect(ranged).toHaveLength(1);
+
+    await page.getByLabel('Download source').fill(`${server!.origin}/files/missing.gguf`);
+    await page.getByRole('button', { name: 'Download', exact: true }).click();
+    const missing = rows.filter({ hasText: 'missing.gguf' });
+    await expect.poll(() => missing.textContent(), { timeout: 30_000 }).toMatch(/failed · the server answered 404/);
+    expect(await missing.getByRole('button', { name: /Resume|Retry/ }).count()).toBe(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'e2e-models-download-404.png') });
+    await missing.getByRole('button', { name: 'Dismiss missing.gguf' }).click();
+    await expect.poll(() => missing.count()).toBe(0);
+    await rows.first().getByRole('button', { name: 'Dismiss slow-model.gguf' }).click();
+    await expect.poll(() => page.getByTestId('downloads').count()).toBe(0);
   }, 180_000);
 });

@@ -234,7 +234,9 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
           for (let j = i + 1; j < mine.length; j++) expect(overlap(mine[i]!.box, mine[j]!.box), `${chart}: "${mine[i]!.text}" overlaps "${mine[j]!.text}"`).toBeLessThan(1);
       }
       // Rates carry their interval on hover.
-      expect(await page.getByTestId('headline-table').locator('td .rate').first().getAttribute('title')).toMatch(/^\d+\/\d+ · 95% interval \d+\.\d–\d+\.\d%$/);
+      expect(await page.getByTestId('headline-table').locator('td .rate').first().getAttribute('title')).toMatch(/^\d+\/\d+ · 95% interval \[\d+\.\d, \d+\.\d\]$/);
+      // Shown as it is, never as a ± half-width that reads past 0 or 100.
+      expect(await page.getByTestId('headline-table').locator('td .rate').first().textContent()).toMatch(/^\d+\.\d% \[\d+\.\d, \d+\.\d\]$/);
       await shot(`results-${which}`, scheme, size);
       // The charts sit below the fold of the Results scroll area: each is kept on its own too.
       for (const id of ['chart-per-api', ...(which === 'unconstrained' ? ['chart-grid'] : [])]) await page.getByTestId(id).screenshot({ path: path.join(SCREENS, `${scheme}-${id}-${which}-${size.width}.png`) });
@@ -265,7 +267,7 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
       await metrics.waitFor({ timeout: 60_000 });
       const correct = metrics.locator('tr', { has: page.locator('th[title="samples_correct_wrt_total"]') }).locator('td[data-significant]');
       expect(await correct.getAttribute('data-significant')).toBe('true');
-      expect(await correct.textContent()).toMatch(/^\+28\.1 pt\*\(9 disc\.\)$/);
+      expect(await correct.textContent()).toMatch(/^\+28\.1 pt\*\(9 disc\. of 32\)$/);
       expect(await page.getByTestId('compare-alignment').textContent()).toMatch(/^Samples paired by sample id · #\d+: 32 shared\./);
       expect(await metrics.evaluate((t) => t.getBoundingClientRect().right)).toBeLessThanOrEqual(size.width);
       await chooserClear();

@@ -68,6 +68,21 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     await shot(page, '1-coverage');
   });
 
+  // Issue 38 item 6: an OpenAI-compatible server without a base URL would have sent its requests to api.openai.com.
+  it('an OpenAI-compatible server needs its base URL before Synthesize', async () => {
+    const provider = page.getByTestId('synthesize-form').getByLabel('Provider', { exact: true });
+    const synthesize = page.getByRole('button', { name: 'Synthesize', exact: true });
+    await provider.selectOption('openai-compatible');
+    expect(await synthesize.isDisabled()).toBe(true);
+    expect(await page.getByTestId('synthesize-hint').textContent()).toBe("give the server's base URL (http:// or https://): an OpenAI-compatible server has no default");
+    await shot(page, '1b-base-url-required');
+    await page.getByTestId('synthesize-form').getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    expect(await synthesize.isEnabled()).toBe(true);
+    await page.getByTestId('synthesize-form').getByLabel('Base URL').fill('');
+    await provider.selectOption('gemini');
+    expect(await synthesize.isEnabled()).toBe(true);
+  });
+
   it('synthesizes them with the stand-in: one request, 7 samples stored, coverage full', async () => {
     await page.getByLabel('Base URL').fill(standIn.url);
     await page.getByRole('button', { name: 'Synthesize', exact: true }).click();
@@ -245,5 +260,43 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     for (const line of ['accept and go to the next sample', 'apply the first one-click fix', 'undo the last decision and go back to it', 'go to Review']) expect(await help.textContent()).toContain(line);
     await page.keyboard.press('Escape');
     await expect.poll(() => help.count()).toBe(0);
+  });
+
+  // Issue 38 item 10: Review opens the dataset chosen on Datasets, and says it is loading rather than "Nothing to review / 0 of 0".
+  it('opens the dataset chosen on Datasets, not the newest, and shows no empty queue while it loads', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Datasets', exact: true }).click();
+    await page.getByRole('button', { name: 'Import dataset…' }).click();
+    await page.getByLabel('Dataset file').setInputFiles(path.join(dir, 'subset.json'));
+    await page.getByLabel('Spec files').setInputFiles(path.join(DEMO_SPECS, 'harbor.yaml'));
+    await page.getByLabel('Dataset name').fill('newest');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const picker = page.getByLabel('Dataset', { exact: true });
+    await expect.poll(async () => (await picker.locator('option:checked').textContent()) ?? '', { timeout: 60_000 }).toMatch(/^newest/);
+    const options = await picker.locator('option').evaluateAll((os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent ?? '' })));
+    const older = options.find((o) => !o.text.startsWith('newest'))!;
+    const newest = options.find((o) => o.text.startsWith('newest'))!;
+    // Review follows the choice made on Datasets (here the new dataset), not the one it showed last.
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Review', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Dataset', { exact: true }).inputValue(), { timeout: 15_000 }).toBe(newest.value);
+    await expect.poll(() => page.getByTestId('review-progress').textContent(), { timeout: 15_000 }).toMatch(/^0 of 21 reviewed/);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Datasets', exact: true }).click();
+    await page.getByLabel('Dataset', { exact: true }).selectOption(older.value);
+
+    // Hold the queue's samples to look at the page meanwhile.
+    const held: (() => Promise<void>)[] = [];
+    let holding = true;
+    await page.route('**/api/listSamples', (route) => void (holding ? held.push(() => route.continue()) : route.continue()));
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Review', exact: true }).click();
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText('Loading the review queue').count()).toBe(1);
+    expect(await page.getByTestId('review-empty').count()).toBe(0);
+    expect(await page.getByTestId('review-progress').textContent()).not.toContain('0 of 0');
+    await shot(page, '10-loading');
+    holding = false;
+    for (const go of held.splice(0)) await go();
+    await page.unroute('**/api/listSamples');
+    await expect.poll(() => page.getByTestId('review-progress').textContent(), { timeout: 15_000 }).toMatch(/^\d+ of 2\d reviewed/);
+    expect(await page.getByLabel('Dataset', { exact: true }).inputValue()).toBe(older.value);
+    await shot(page, '11-chosen-dataset');
   });
 });

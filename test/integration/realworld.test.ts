@@ -9,6 +9,8 @@ import type { GenerationBackend } from '../../main/generation/index.js';
 import { evaluateCode, executeRun, scoreCodes, type RunSample } from '../../main/runner/index.js';
 import { localClient, openWorkbench, prepareDataset, type Workbench } from '../../main/service/index.js';
 import { readFileInput, readSpecDir } from '../../main/cli/files.js';
+import { sameOperations } from '../../main/openapi/match.js';
+import { compareRequest } from '../../main/scoring/index.js';
 import { hasWapiiBench, REPO_ROOT, tempDir } from '../support/paths.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
 
@@ -164,4 +166,115 @@ describe.runIf(hasWapiiBench)('the extraction fallback scores as the reference d
       }
     });
   }
+});
+
+describe('real-world samples scored as upstream scores them (issue 36 items 15, 16)', () => {
+  const executor = createExecutor({ workers: 1 });
+  afterAll(() => executor[Symbol.asyncDispose]());
+
+  const TELEGRAM = `openapi: 3.0.3
+info: { title: Telegram Bot API (fixture), version: '7.0' }
+servers:
+  - url: https://api.telegram.org/bot{token}
+    variables: { token: { default: '123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11' } }
+paths:
+  /sendMessage:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object, required: [chat_id, text], properties: { chat_id: { type: integer }, text: { type: string } } }
+      responses: { '200': { description: ok } }
+`;
+  // FrankerFaceZ declares its emote search under two names, with identical operations (the operationId aside).
+  const FRANKERFACEZ = `openapi: 3.0.3
+info: { title: FrankerFaceZ v1 (fixture, both names), version: '1.0' }
+servers: [{ url: https://api.frankerfacez.com }]
+components:
+  parameters:
+    q: { name: q, in: query, schema: { type: string } }
+    page: { name: page, in: query, schema: { type: integer } }
+    private: { name: private, in: query, schema: { type: string, enum: ['on', 'off'] } }
+  schemas:
+    Emote: { type: object, properties: { id: { type: integer }, name: { type: string } } }
+paths:
+  /v1/emoticons:
+    get:
+      operationId: emoticons
+      summary: Search emotes
+      parameters: [{ $ref: '#/components/parameters/q' }, { $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/private' }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Emote' } } } } } }
+  /v1/emotes:
+    get:
+      operationId: emotes
+      summary: Search emotes
+      parameters: [{ $ref: '#/components/parameters/q' }, { $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/private' }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { $ref: '#/components/schemas/Emote' } } } } } }
+  /v1/badges:
+    get:
+      operationId: badges
+      summary: Search emotes
+      parameters: [{ $ref: '#/components/parameters/q' }, { $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/private' }]
+      responses: { '200': { description: ok, content: { application/json: { schema: { type: array, items: { type: string } } } } } }
+`;
+  const TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+  const samples = [
+    {
+      api: 'telegram',
+      task: 'Send the text in `text` to the chat `chatId`. The bot token is in `apiKey`.',
+      config: { url: `https://api.telegram.org/bot${TOKEN}/sendMessage`, method: 'post', data: { chat_id: 42, text: 'deploy finished' } },
+      starter_code: "const axios = require('axios');\n\nasync function notify(text) {\n  // {task}\n  return axios.",
+      template_url: 'https://api.telegram.org/bot${apiKey}/sendMessage',
+      definitions: { apiKey: TOKEN, botName: 'relay_bot', chatId: 42, text: 'deploy finished' },
+    },
+    {
+      api: 'frankerfacez',
+      task: 'Search for emotes, including private ones (keyword \'on\'), matching `name`, and return page 1 of the results.',
+      config: { url: 'https://api.frankerfacez.com/v1/emoticons', method: 'get', params: { q: 'fa4ab018', page: 1, private: 'on' } },
+      starter_code: "const axios = require('axios');\n\nasync function search(name) {\n  // {task}\n  const res = await axios.",
+      definitions: { name: 'fa4ab018' },
+    },
+  ];
+  const prepare = async () => {
+    const prepared = unwrap(await prepareDataset({ filename: 'upstream.json', content: JSON.stringify(samples) }, [{ filename: 'telegram.yaml', content: TELEGRAM }, { filename: 'frankerfacez.yaml', content: FRANKERFACEZ }]));
+    const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
+    const score = async (i: number, completion: string) => {
+      const s = prepared.samples[i]!;
+      const setup = setupFor(setupSampleOf(s), 'full');
+      return (await evaluateCode(setup.starter + completion, s.config, specs.get(s.api)!, executor, 'default', setup)).verdict;
+    };
+    return { prepared, score };
+  };
+
+  it("Telegram's bot{token}: the token is an argument; another name's value is wrong, the task's is correct", async () => {
+    const { prepared, score } = await prepare();
+    const other = await score(0, 'post(`https://api.telegram.org/bot${botName}/sendMessage`, { chat_id: chatId, text })\n}\n');
+    expect(other).toMatchObject({ sample_verdict: 'wrong', url_verdict: 'correct', arguments: { path_params: { token: { expected: TOKEN, actual: 'relay_bot', verdict: 'incorrect_value' } } } });
+    const right = await score(0, 'post(`https://api.telegram.org/bot${apiKey}/sendMessage`, { chat_id: chatId, text })\n}\n');
+    expect(right).toMatchObject({ sample_verdict: 'correct', arguments: { path_params: { token: { verdict: 'correct' } } } });
+    const { program } = oracleProgram(prepared.samples[0]!, 'full');
+    expect((await evaluateCode(program, prepared.samples[0]!.config, prepared.specs.get('telegram')!.spec, executor, 'default', setupFor(setupSampleOf(prepared.samples[0]!), 'full'))).verdict.sample_verdict).toBe('correct');
+  });
+
+  it("FrankerFaceZ's /v1/emotes for the expected /v1/emoticons is the same endpoint; a path alike but for its responses is not", async () => {
+    const { score } = await prepare();
+    const call = (path: string): string => `get('https://api.frankerfacez.com/v1/${path}', { params: { q: name, page: 1, private: 'on' } })\n  return res.data\n}\n`;
+    expect(await score(1, call('emotes'))).toMatchObject({ sample_verdict: 'correct', url_verdict: 'correct', endpoint_verdict: 'correct' });
+    expect(await score(1, call('emoticons'))).toMatchObject({ sample_verdict: 'correct' });
+    expect(await score(1, call('badges'))).toMatchObject({ sample_verdict: 'wrong', url_verdict: 'wrong' });
+  });
+});
+
+describe.runIf(hasWapiiBench)('the four WAPIIBench specs have no two paths of one operation', () => {
+  it("so reference agreement cannot move; Slack's admin.inviteRequests.approve and .deny differ in their descriptions only, and stay two endpoints", async () => {
+    const { specs } = await loadWapiiBench();
+    const pairs: string[] = [];
+    for (const [api, spec] of specs) {
+      const paths = spec.paths.map((p) => p.path);
+      for (let i = 0; i < paths.length; i++) for (let j = i + 1; j < paths.length; j++) if (sameOperations(spec, paths[i]!, paths[j]!)) pairs.push(`${api} ${paths[i]} ${paths[j]}`);
+    }
+    expect(pairs).toEqual([]);
+    const slack = specs.get('slack')!;
+    expect(compareRequest(slack, { url: 'https://slack.com/api/admin.inviteRequests.approve', method: 'post', data: { invite_request_id: 'I1' } }, { url: 'https://slack.com/api/admin.inviteRequests.deny', method: 'post', headers: {}, params: {}, data: { invite_request_id: 'I1' } })).toMatchObject({ url_verdict: 'wrong', sample_verdict: 'wrong' });
+  });
 });

@@ -11,6 +11,8 @@ export interface Route {
   /** The file it serves (changeable between requests: a file replaced on the server). */
   data?: Buffer;
   etag?: string;
+  /** Sent as Last-Modified; If-Range may carry it instead of an ETag. */
+  lastModified?: string;
   /** Content-Disposition's file name. */
   disposition?: string;
   /** Declares the full length, sends this many bytes, then closes the connection. */
@@ -45,12 +47,13 @@ function handler(routes: Map<string, Route>, seen: SeenRequest[]): http.RequestL
     const data = route.data ?? Buffer.alloc(0);
     const ranged = /bytes=(\d+)-$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
-    const partial = ranged !== null && (route.honourIfRange === false || ifRange === undefined || ifRange === route.etag);
+    const partial = ranged !== null && (route.honourIfRange === false || ifRange === undefined || ifRange === (route.etag ?? route.lastModified));
     const start = partial ? Number(ranged[1]) : 0;
     res.writeHead(partial ? 206 : 200, {
       'Content-Type': 'application/octet-stream',
       'Content-Length': String(data.length - start),
       ...(route.etag ? { ETag: route.etag } : {}),
+      ...(route.lastModified ? { 'Last-Modified': route.lastModified } : {}),
       ...(route.disposition ? { 'Content-Disposition': `attachment; filename="${route.disposition}"` } : {}),
       ...(partial ? { 'Content-Range': `bytes ${start}-${data.length - 1}/${data.length}` } : {}),
     });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { useConnection } from '../connection.js';
 import { useNotices } from '../notices.js';
 import { useShortcuts, useShortcutRegistry } from './shortcuts.js';
 
@@ -36,9 +37,27 @@ export function Layout({ items }: { items: readonly NavItem[] }): React.JSX.Elem
           ⌨ ?
         </button>
       </nav>
+      <ConnectionBanner />
       <ErrorBanner />
       <Outlet />
       {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+    </div>
+  );
+}
+
+/** Every page's line while the server cannot be heard: what is on screen (progress, ETAs) has stopped following it. */
+function ConnectionBanner(): React.JSX.Element | null {
+  const lostAt = useConnection((s) => s.lostAt);
+  const refused = useConnection((s) => s.refused);
+  if (lostAt === undefined) return null;
+  const at = new Date(lostAt).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return (
+    <div className="error connection-lost" role="status" data-testid="connection-lost">
+      <span>
+        {refused
+          ? `Disconnected since ${at}: ${refused}.`
+          : `The server is gone (no word from it since ${at}): what this page shows, progress and ETAs included, has stopped updating. Reconnecting when it is back…`}
+      </span>
     </div>
   );
 }

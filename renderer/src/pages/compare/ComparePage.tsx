@@ -11,6 +11,7 @@ import { attempt } from '../../notices.js';
 import { OverrideMark, Rate } from '../runs/Rate.js';
 import { setupLabel, useRuns } from '../runs/runsStore.js';
 import { ConditionComparison } from './ConditionComparison.js';
+import './compare.css';
 
 type Row = CompareResult['rows'][number];
 const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${setupLabel(r)}${r.knowledge && r.knowledge !== 'none' ? ` · ${r.knowledge}` : ''}`;
@@ -18,11 +19,19 @@ const runLabel = (r: RunSummary): string => `#${r.id} ${r.model ?? r.kind} · ${
 const isRatio = (key: string): boolean => key.includes('_wrt_');
 const delta = (key: string, d: number | null): string => (d === null ? '–' : isRatio(key) ? signedPoints(d) : `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}`);
 type Paired = CompareResult['paired'][number];
-/** The paired test behind a metric's delta: the outcome it counts (`samples_correct` for `samples_correct_wrt_total`, `urls_correct` for `urls_correct_wrt_executable`). */
-const pairedFor = (key: string, paired: Paired | undefined): { name: string; test: Paired[keyof Paired] } | undefined => {
-  const name = (Object.keys(paired ?? {}) as (keyof Paired)[]).find((n) => key.startsWith(`${n}_wrt_`));
-  return name && paired ? { name, test: paired[name] } : undefined;
+/**
+ * The paired test behind a metric's delta: the outcome whose statistic it is (`samples_correct` for
+ * `samples_correct_wrt_total`, `urls_correct` for `urls_correct_wrt_executable`). An (e) metric's
+ * test pairs the samples executable in both runs, a (t) metric's every shared sample.
+ */
+const pairedFor = (key: string, result: CompareResult, i: number): { name: string; test: Paired[keyof Paired]; over: string } | undefined => {
+  const paired = result.paired[i];
+  const name = (Object.keys(result.pairedStatistics) as (keyof Paired)[]).find((n) => result.pairedStatistics[n] === key);
+  const test = name && paired?.[name];
+  if (!name || !test) return undefined;
+  return { name, test, over: key.endsWith('_wrt_executable') ? 'executable in both runs' : 'shared' };
 };
+type Candidate = NonNullable<CompareResult['candidates']>[number];
 /** Lower is better for these metrics, so a rise is a regression. */
 const lowerIsBetter = (key: string): boolean => /illegal|wrong|error|nonexecutable|missing|unnecessary/.test(key);
 
@@ -33,7 +42,14 @@ export function ComparePage(): React.JSX.Element {
   const loaded = useRuns((s) => s.loaded);
   const failed = useRuns((s) => s.failed);
   const baselineId = Number(search.get('baseline')) || undefined;
-  const runIds = (search.get('runs') ?? '').split(',').map(Number).filter((n) => n > 0 && n !== baselineId);
+  const runsParam = search.get('runs') ?? '';
+  // The ticked runs show a click at once: the URL follows (a history entry), and a URL changed from
+  // outside (back, a pasted link) resets them. Controlled by the URL alone, a checkbox kept its old
+  // state until the navigation committed, and a click in that moment was lost.
+  const [ticked, setTicked] = useState(runsParam);
+  useEffect(() => setTicked(runsParam), [runsParam]);
+  const runIds = ticked.split(',').map(Number).filter((n) => n > 0 && n !== baselineId);
+  const [candidates, setCandidates] = useState<{ baselineId: number; list: Candidate[] } | undefined>();
   const changedOnly = search.get('changed') === '1';
   const [result, setResult] = useState<CompareResult | undefined>();
   const [loading, setLoading] = useState(false);
@@ -47,6 +63,19 @@ export function ComparePage(): React.JSX.Element {
   };
 
   useEffect(() => void useRuns.getState().load(), []);
+  const runCount = useRuns((s) => s.runs.filter((r) => r.done > 0).length);
+  // How many samples each run shares with the baseline, so the picker offers those first and greys out the rest.
+  useEffect(() => {
+    if (!baselineId) return setCandidates(undefined);
+    let live = true;
+    void getClient()
+      .compareRuns({ baselineId, runIds: [], candidates: true, limit: 1 })
+      .then((r) => live && setCandidates({ baselineId, list: r.candidates ?? [] }))
+      .catch(() => live && setCandidates(undefined));
+    return () => {
+      live = false;
+    };
+  }, [baselineId, runCount]);
   const key = `${baselineId}|${runIds.join(',')}|${changedOnly}`;
   useEffect(() => {
     if (!baselineId || runIds.length === 0) return setResult(undefined);
@@ -58,10 +87,9 @@ export function ComparePage(): React.JSX.Element {
     // `key` summarises the inputs.
   }, [key]);
 
-  // The page's choices live in the URL and drive controlled inputs (the baseline, the runs, "changed
-  // only"). React Router commits a navigation in a transition, so a clicked checkbox was reverted
-  // and re-checked a moment later, and a click in that moment was lost; flushSync commits it at once.
-  const update = (patch: Record<string, string | undefined>, how: 'push' | 'replace' = 'push'): void =>
+  // The page's choices live in the URL (the baseline, the runs, "changed only", the open sample).
+  const update = (patch: Record<string, string | undefined>, how: 'push' | 'replace' = 'push'): void => {
+    if ('runs' in patch) setTicked(patch['runs'] ?? '');
     setSearch(
       (current) => {
         const p = new URLSearchParams(current);
@@ -69,8 +97,9 @@ export function ComparePage(): React.JSX.Element {
         else p.set(k, v);
         return p;
       },
-      { flushSync: true, replace: how === 'replace' },
+      { replace: how === 'replace' },
     );
+  };
   const rows = result?.rows ?? [];
   // Runs that differ by knowledge condition get the by-condition view (gain over none, failure classes) above the metrics.
   const byCondition = new Set(runs.filter((r) => r.id === baselineId || runIds.includes(r.id)).map((r) => r.knowledge ?? 'none')).size > 1;
@@ -113,14 +142,16 @@ export function ComparePage(): React.JSX.Element {
             </select>
           </label>
           <div className="choices" role="group" aria-label="Runs to compare">
-            {finished
-              .filter((r) => r.id !== baselineId)
-              .map((r) => (
-                <label key={r.id} className="check">
-                  <input type="checkbox" checked={runIds.includes(r.id)} onChange={(e) => update({ runs: (e.target.checked ? [...runIds, r.id] : runIds.filter((x) => x !== r.id)).join(',') })} />
+            {offered(finished, baselineId, candidates && candidates.baselineId === baselineId ? candidates.list : undefined).map(({ run: r, shared }) => {
+              const none = shared === 0 && !runIds.includes(r.id);
+              return (
+                <label key={r.id} className={`check${none ? ' no-shared' : ''}`} title={shared === undefined ? undefined : shared === 0 ? `shares no sample with run ${baselineId}: nothing to pair` : `${shared} sample${shared === 1 ? '' : 's'} shared with run ${baselineId}`}>
+                  <input type="checkbox" disabled={none} checked={runIds.includes(r.id)} onChange={(e) => update({ runs: (e.target.checked ? [...runIds, r.id] : runIds.filter((x) => x !== r.id)).join(',') })} />
                   {runLabel(r)}
+                  {shared !== undefined && <span className="shared muted"> · {shared === 0 ? 'no shared samples' : `${shared} shared`}</span>}
                 </label>
-              ))}
+              );
+            })}
           </div>
         </div>
         {!baselineId || runIds.length === 0 ? (
@@ -176,28 +207,33 @@ function Metrics({ result }: { result: CompareResult }): React.JSX.Element {
         {result.metrics.map((m) => (
           <tr key={m.key}>
             <th title={m.key}>{m.label}</th>
-            <td>{isRatio(m.key) ? <Rate value={m.baseline} of={m.of[0]} interval={m.intervals[0]} /> : m.baseline}</td>
+            <td>{isRatio(m.key) ? <Rate value={m.baseline} of={m.of[0]} interval={m.intervals[0]} /> : (m.baseline ?? '–')}</td>
             {m.values.map((v, i) => {
               const d = m.deltas[i] ?? null;
               const better = d !== null && (lowerIsBetter(m.key) ? d < 0 : d > 0);
-              const paired = pairedFor(m.key, result.paired[i]);
+              const paired = pairedFor(m.key, result, i);
               const significant = paired !== undefined && paired.test.p_value < 0.05;
               const discordant = paired ? paired.test.a_only + paired.test.b_only : 0;
+              const pairs = paired ? paired.test.both + paired.test.a_only + paired.test.b_only + paired.test.neither : 0;
               return [
-                <td key={`v${i}`}>{isRatio(m.key) ? <Rate value={v} of={m.of[i + 1]} interval={m.intervals[i + 1]} /> : v}</td>,
+                <td key={`v${i}`}>{isRatio(m.key) ? <Rate value={v} of={m.of[i + 1]} interval={m.intervals[i + 1]} /> : (v ?? '–')}</td>,
                 <td
                   key={`d${i}`}
                   className={d === null || d === 0 ? 'muted' : better ? 'fixed' : 'regressed'}
                   data-significant={paired ? String(significant) : undefined}
                   title={
                     paired
-                      ? `${paired.name}: exact McNemar p = ${paired.test.p_value.toPrecision(3)} on the ${paired.test.both + paired.test.a_only + paired.test.b_only + paired.test.neither} shared samples; ${discordant} discordant (${paired.test.a_only} only the baseline, ${paired.test.b_only} only #${result.runs[i]!.id})${significant ? '; significant at 0.05' : '; not significant at 0.05'}`
+                      ? `${paired.name}: exact McNemar p = ${paired.test.p_value.toPrecision(3)} on the ${pairs} samples ${paired.over}; ${discordant} discordant (${paired.test.a_only} only the baseline, ${paired.test.b_only} only #${result.runs[i]!.id})${significant ? '; significant at 0.05' : '; not significant at 0.05'}`
                       : undefined
                   }
                 >
                   {delta(m.key, d)}
                   {significant && <span className="sig">*</span>}
-                  {paired && <span className="discordant">({discordant} disc.)</span>}
+                  {paired && (
+                    <span className="discordant" data-testid="discordant">
+                      {pairs === 0 ? `(no sample ${paired.over})` : `(${discordant} disc. of ${pairs}${paired.over === 'shared' ? '' : ' exec.'})`}
+                    </span>
+                  )}
                 </td>,
               ];
             })}
@@ -223,7 +259,7 @@ function AlignmentNote({ result }: { result: CompareResult }): React.JSX.Element
           </span>
         );
       })}
-      . * : the paired difference is significant at 0.05 (exact McNemar on the shared samples; disc. = samples where the runs disagree). ± : half the 95% interval.
+      . * : the paired difference is significant at 0.05 (exact McNemar; disc. of n = samples where the runs disagree, of the n shared, or for the (e) metrics of the n executable in both runs: exec.). [ ] : the 95% interval.
       {(result.baseline.overridden > 0 || result.runs.some((r) => r.overridden > 0)) && (
         <>
           {' '}
@@ -371,4 +407,17 @@ function RequestsSideBySide({ index, indexes, result, onClose }: { index: number
       )}
     </aside>
   );
+}
+
+/**
+ * The runs the picker offers besides the baseline: those sharing samples with it first (most
+ * first), then those sharing none (greyed out: comparing them is refused). Before the counts have
+ * come, every run in the list's order, with no count.
+ */
+function offered(finished: readonly RunSummary[], baselineId: number | undefined, candidates: readonly Candidate[] | undefined): { run: RunSummary; shared: number | undefined }[] {
+  const others = finished.filter((r) => r.id !== baselineId);
+  if (!candidates) return others.map((run) => ({ run, shared: undefined }));
+  const shared = new Map(candidates.map((c) => [c.runId, c.shared]));
+  const rank = (r: RunSummary): number => (shared.has(r.id) ? candidates.findIndex((c) => c.runId === r.id) : candidates.length);
+  return [...others].sort((a, b) => rank(a) - rank(b)).map((run) => ({ run, shared: shared.get(run.id) }));
 }

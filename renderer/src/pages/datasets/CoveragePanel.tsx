@@ -12,8 +12,11 @@ type Coverage = Output<'getCoverage'>;
 type Job = Output<'getSynthesisJob'>;
 type KeyStatus = Output<'getApiKeyStatus'>[number];
 type Provider = Input<'synthesize'>['provider'];
+/** The form's choices: OpenAI itself, or a server that speaks its API (the same provider, at a base URL that must be given). */
+type Choice = Provider | 'openai-compatible';
 
-const DEFAULT_MODELS: Record<Provider, string> = { gemini: 'gemini-2.5-pro', openai: 'gpt-4.1', local: '' };
+const DEFAULT_MODELS: Record<Choice, string> = { gemini: 'gemini-2.5-pro', openai: 'gpt-4.1', 'openai-compatible': '', local: '' };
+const isUrl = (text: string): boolean => /^https?:\/\/\S+$/.test(text.trim());
 
 /**
  * Coverage of the chosen dataset (every endpoint of each API's spec with its sample count, the
@@ -29,7 +32,8 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
   const [scope, setScope] = useState<'uncovered' | 'all' | 'chosen'>('uncovered');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [api, setApi] = useState('');
-  const [provider, setProvider] = useState<Provider>('gemini');
+  const [choice, setChoice] = useState<Choice>('gemini');
+  const provider: Provider = choice === 'openai-compatible' ? 'openai' : choice;
   const [model, setModel] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
   const [modelFile, setModelFile] = useState('');
@@ -61,9 +65,12 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
     return () => clearInterval(t);
   }, [running, reload]);
 
+  // Left blank, the OpenAI provider asks api.openai.com: a server of your own must be named, or its requests would go there.
+  const missingBaseUrl = choice === 'openai-compatible' && !isUrl(baseUrl);
   const start = async (): Promise<void> => {
     const endpoints = scope === 'chosen' ? [...chosen] : scope;
     if (Array.isArray(endpoints) && endpoints.length === 0) return;
+    if (missingBaseUrl) return;
     const job = await attempt(() =>
       client.synthesize({
         datasetId,
@@ -138,15 +145,16 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
           </label>
           <label>
             Provider
-            <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            <select aria-label="Provider" value={choice} onChange={(e) => setChoice(e.target.value as Choice)}>
               <option value="gemini">Gemini</option>
-              <option value="openai">OpenAI-compatible</option>
+              <option value="openai">OpenAI</option>
+              <option value="openai-compatible">OpenAI-compatible server</option>
               <option value="local">local GGUF</option>
             </select>
           </label>
           <label>
             Model
-            <input aria-label="Model" value={model} placeholder={DEFAULT_MODELS[provider] || 'from the file'} onChange={(e) => setModel(e.target.value)} />
+            <input aria-label="Model" value={model} placeholder={DEFAULT_MODELS[choice] || (choice === 'local' ? 'from the file' : "the server's")} onChange={(e) => setModel(e.target.value)} />
           </label>
           {provider === 'local' ? (
             <label>
@@ -156,7 +164,13 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
           ) : (
             <label>
               Base URL
-              <input aria-label="Base URL" value={baseUrl} placeholder={provider === 'gemini' ? 'the SDK default' : 'http://localhost:8080/v1'} onChange={(e) => setBaseUrl(e.target.value)} />
+              <input
+                aria-label="Base URL"
+                aria-invalid={missingBaseUrl}
+                value={baseUrl}
+                placeholder={choice === 'gemini' ? 'the SDK default' : choice === 'openai' ? 'https://api.openai.com/v1' : 'http://localhost:8080/v1 (required)'}
+                onChange={(e) => setBaseUrl(e.target.value)}
+              />
             </label>
           )}
           <label>
@@ -184,9 +198,14 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
           </div>
         )}
         <div className="row">
-          <button onClick={() => void start()} disabled={running || (scope === 'chosen' && chosen.size === 0)}>
+          <button onClick={() => void start()} disabled={running || missingBaseUrl || (scope === 'chosen' && chosen.size === 0)}>
             Synthesize
           </button>
+          {missingBaseUrl && (
+            <span className="error-inline" data-testid="synthesize-hint">
+              give the server&apos;s base URL (http:// or https://): an OpenAI-compatible server has no default
+            </span>
+          )}
         </div>
       </section>
 
@@ -271,6 +290,11 @@ function JobCard({ job, onChange, onReview }: { job: Job; onChange: () => void; 
         {done} of {counts.endpoints} endpoints · {counts.samples} samples stored · {counts.failed} failed · {usage.inputTokens.toLocaleString()} in / {usage.outputTokens.toLocaleString()} out tokens · {usage.requests} requests
         {usage.retries > 0 && ` (${usage.retries} retried)`} · ${job.costUsd.toFixed(4)} estimated
       </p>
+      {job.lastRetry && (
+        <p className="small error-inline" data-testid="job-retry">
+          Retrying after: {job.lastRetry.message} ({new Date(job.lastRetry.at).toLocaleTimeString('en-GB')})
+        </p>
+      )}
       <div className="row">
         {job.status === 'running' && (
           <button className="secondary" onClick={async () => (await attempt(() => client.cancelSynthesis({ jobId: job.id }))) && onChange()}>

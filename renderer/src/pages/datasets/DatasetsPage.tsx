@@ -82,11 +82,19 @@ function move(by: 1 | -1): void {
 }
 
 async function decide(state: ReviewState): Promise<void> {
-  const { selected, review } = useDatasets.getState();
+  const { selected, review, samples } = useDatasets.getState();
   if (!selected) return;
+  // The next sample as the list stands now: under a filter the decision may take this one out of it.
+  const next = step(
+    samples.map((x) => x.id),
+    selected.sample.id,
+    1,
+  );
   await review(state, `marked ${state}`);
   // Refused (changed meanwhile): stay on the sample, which now shows the newer version.
-  if (useDatasets.getState().stale === undefined) move(1);
+  if (useDatasets.getState().stale !== undefined) return;
+  if (next && next !== selected.sample.id) void useDatasets.getState().openSample(next);
+  requestAnimationFrame(() => document.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' }));
 }
 
 const FILTER_KEYS = ['api', 'method', 'reviewState', 'checkStatus', 'text', 'endpoint'] as const satisfies readonly (keyof SampleFilter)[];

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { FileInput, ProgressEvent, SampleDetail } from '../../../../main/api/contract.js';
+import type { FileInput, Input, Output, ProgressEvent, SampleDetail } from '../../../../main/api/contract.js';
 import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFields, SampleFilter } from '../../../../main/api/schemas.js';
 import { getClient, type Client } from '../../client.js';
 import { isConflict, staleMessage, useNotices } from '../../notices.js';
@@ -21,7 +21,8 @@ export interface DatasetsState {
   selectDataset(id: number): Promise<void>;
   setFilter(patch: Partial<SampleFilter>): Promise<void>;
   openSample(sampleId: string | undefined): Promise<void>;
-  importFiles(dataset: FileInput, specs: FileInput[], name?: string): Promise<boolean>;
+  /** The stored dataset's summary (broken references and given servers included), or undefined where the import failed (the banner says why). */
+  importFiles(dataset: FileInput, specs: FileInput[], name?: string, options?: Pick<Input<'importDataset'>, 'lenientRefs' | 'server'>): Promise<Output<'importDataset'> | undefined>;
   review(state: ReviewState, reason: string): Promise<void>;
   editSample(change: { task?: string; config?: RequestConfig; fields?: SampleFields }, reason: string): Promise<void>;
   undo(): Promise<void>;
@@ -47,8 +48,14 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
     const samples = await attempt(() => client.listSamples({ datasetId, filter }));
     if (samples) set({ samples });
   };
-  const afterEdit = (detail: SampleDetail): void => {
+  /**
+   * The edited sample in place; under a filter, the list asked again, since an edit can take a
+   * sample out of it (a fix clears its check findings: "flagged" no longer holds it, and the count
+   * agrees with the header's). The open sample stays open.
+   */
+  const afterEdit = async (detail: SampleDetail): Promise<void> => {
     set((s) => ({ selected: detail, samples: s.samples.map((x) => (x.id === detail.sample.id ? detail.sample : x)) }));
+    if (Object.keys(get().filter).length > 0) await refreshSamples();
   };
   /**
    * Every edit sends the revision the page opened (baseRevision): when another tab or process
@@ -59,13 +66,13 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
     const { datasetId, id } = selected.sample;
     const baseRevision = selected.revisions.filter((r) => !r.undone).at(-1)?.id;
     try {
-      afterEdit(await client.editSample({ datasetId, sampleId: id, ...change, reason, ...(baseRevision !== undefined ? { baseRevision } : {}) }));
+      await afterEdit(await client.editSample({ datasetId, sampleId: id, ...change, reason, ...(baseRevision !== undefined ? { baseRevision } : {}) }));
       set({ stale: undefined });
       useNotices.getState().dismissError();
     } catch (error) {
       if (!isConflict(error)) return useNotices.getState().showError(error);
       const newer = await attempt(() => client.getSample({ datasetId, sampleId: id }));
-      if (newer) afterEdit(newer);
+      if (newer) await afterEdit(newer);
       set({ stale: { message: staleMessage(error), ...(change.config ? { unsaved: JSON.stringify(change.config, null, 2) } : {}) } });
     }
   };
@@ -112,15 +119,15 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
       const detail = await attempt(() => client.getSample({ datasetId, sampleId }));
       if (detail) set({ selected: detail });
     },
-    async importFiles(dataset, specs, name) {
+    async importFiles(dataset, specs, name, options = {}) {
       set({ loading: true });
       useNotices.getState().dismissError();
-      const summary = await attempt(() => client.importDataset({ dataset, specs, ...(name ? { name } : {}) }));
+      const summary = await attempt(() => client.importDataset({ dataset, specs, ...(name ? { name } : {}), ...options }));
       set({ progress: undefined });
-      if (!summary) return false;
+      if (!summary) return undefined;
       await get().loadDatasets();
       await get().selectDataset(summary.id);
-      return true;
+      return summary;
     },
     async review(reviewState, reason) {
       const { selected } = get();
@@ -134,7 +141,7 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
       const { selected } = get();
       if (!selected) return;
       const detail = await attempt(() => client.undoEdit({ datasetId: selected.sample.datasetId, sampleId: selected.sample.id }));
-      if (detail) afterEdit(detail);
+      if (detail) await afterEdit(detail);
     },
   };
 });

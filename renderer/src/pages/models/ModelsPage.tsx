@@ -4,7 +4,7 @@ import type { Download, Model } from '../../api.js';
 import { getClient, modelFilePicker } from '../../client.js';
 import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { bytes, when } from '../../format.js';
-import { attempt } from '../../notices.js';
+import { act as userAction, attempt } from '../../notices.js';
 
 /** The model library: what each GGUF is and whether it fits; add by path, scan the models folder, download. */
 export function ModelsPage(): React.JSX.Element {
@@ -33,10 +33,11 @@ export function ModelsPage(): React.JSX.Element {
     return client.onEvent((e) => {
       if (e.type === 'modelsChanged') void load();
       if (e.type === 'downloadProgress')
-        setDownloads((list) => list.map((d) => (d.id === e.downloadId ? { ...d, status: e.status, downloadedBytes: e.downloadedBytes, totalBytes: e.totalBytes, error: e.status === 'failed' ? (e.message ?? d.error) : d.error } : d)));
+        setDownloads((list) => list.map((d) => (d.id === e.downloadId ? { ...d, status: e.status, downloadedBytes: e.downloadedBytes, totalBytes: e.totalBytes, ...(e.file ? { file: e.file } : {}), ...(e.resumable !== undefined ? { resumable: e.resumable } : {}), error: e.status === 'failed' ? (e.message ?? d.error) : e.status === 'downloading' ? null : d.error } : d)));
     });
   }, [client, load]);
 
+  // Adding and scanning go through userAction: a success clears an earlier failure's banner, which beside "Added m." read as this one's.
   const act = async (what: string, fn: () => Promise<void>): Promise<void> => {
     setBusy(what);
     setNote(undefined);
@@ -45,7 +46,7 @@ export function ModelsPage(): React.JSX.Element {
   };
   const add = (): Promise<void> =>
     act('add', async () => {
-      const m = await attempt(() => client.addModel({ path: path.trim() }));
+      const m = await userAction(() => client.addModel({ path: path.trim() }));
       if (m) {
         setPath('');
         setNote(`Added ${m.name}.`);
@@ -54,7 +55,7 @@ export function ModelsPage(): React.JSX.Element {
     });
   const addPicked = (): Promise<void> =>
     act('pick', async () => {
-      const m = await attempt(() => client.addModel({ path: picked }));
+      const m = await userAction(() => client.addModel({ path: picked }));
       if (m) {
         setPicked('');
         setNote(`Added ${m.name}.`);
@@ -67,7 +68,7 @@ export function ModelsPage(): React.JSX.Element {
   };
   const scan = (): Promise<void> =>
     act('scan', async () => {
-      const r = await attempt(() => client.scanModels({}));
+      const r = await userAction(() => client.scanModels({}));
       if (r) {
         setNote(`${r.folder}: ${r.added.length} added${r.skipped.length ? `, ${r.skipped.length} skipped (${r.skipped.map((s) => `${s.path.split('/').pop()}: ${s.reason}`).join('; ')})` : ''}.`);
         await load();
@@ -234,9 +235,14 @@ function Downloads({ downloads, onChange }: { downloads: readonly Download[]; on
                 Cancel
               </button>
             )}
-            {(d.status === 'cancelled' || d.status === 'failed') && (
-              <button className="small" onClick={() => void attempt(() => client.downloadModel({ source: d.source })).then(onChange)} title="continues where it stopped">
-                Resume
+            {(d.status === 'cancelled' || d.status === 'failed') && d.resumable !== false && (
+              <button className="small" onClick={() => void attempt(() => client.downloadModel({ source: d.source })).then(onChange)} title={d.downloadedBytes > 0 ? 'continues where it stopped' : 'asks the server again'}>
+                {d.downloadedBytes > 0 ? 'Resume' : 'Retry'}
+              </button>
+            )}
+            {d.status !== 'downloading' && (
+              <button className="link" aria-label={`Dismiss ${d.file.split('/').pop() ?? 'download'}`} title="Remove this row (a partial file stays, so downloading the source again resumes it)" onClick={() => void attempt(() => client.dismissDownload({ downloadId: d.id })).then(onChange)}>
+                ✕
               </button>
             )}
           </li>

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { CHECKLIST_ITEMS, parseChecklist, REVIEW_STATES } from '../../../../main/api/constants.js';
 import type { QuickFix } from './reviewStore.js';
 import type { ReviewState } from '../../../../main/api/schemas.js';
-import { Empty } from '../../components/Empty.js';
+import { Empty, Loading } from '../../components/Empty.js';
 import { OneOf, verbatim } from '../../components/OneOf.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { attempt, useNotices } from '../../notices.js';
@@ -123,20 +123,24 @@ export function ReviewPage(): React.JSX.Element {
             <span key={state} className={`seg ${state}`} style={{ width: `${s.all.length ? (100 * counts[state]) / s.all.length : 0}%` }} />
           ))}
         </div>
-        <span>
-          <strong>
-            {reviewed} of {s.all.length}
-          </strong>{' '}
-          reviewed · {counts.accepted} accepted · {counts.fixed} fixed · {counts.rejected} rejected · {counts.unreviewed} unreviewed
-        </span>
-        {s.queue.length > 0 && (
+        {s.loaded && (
+          <span>
+            <strong>
+              {reviewed} of {s.all.length}
+            </strong>{' '}
+            reviewed · {counts.accepted} accepted · {counts.fixed} fixed · {counts.rejected} rejected · {counts.unreviewed} unreviewed
+          </span>
+        )}
+        {s.loaded && s.queue.length > 0 && (
           <span className="muted" data-testid="queue-position">
             sample {s.index + 1} of {s.queue.length} in the queue
           </span>
         )}
       </div>
 
-      {s.queue.length === 0 && !s.busy ? (
+      {!s.loaded ? (
+        <Loading what="the review queue" />
+      ) : s.queue.length === 0 && !s.busy ? (
         <Empty title="Nothing to review" testId="review-empty">
           No sample matches this queue. Choose another review state above, or synthesize samples for uncovered endpoints on the Datasets page.
         </Empty>

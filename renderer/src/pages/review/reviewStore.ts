@@ -5,6 +5,7 @@ import type { Output, SampleDetail } from '../../../../main/api/contract.js';
 import type { DatasetSummary, RequestConfig, ReviewState, Sample } from '../../../../main/api/schemas.js';
 import { getClient } from '../../client.js';
 import { act, attempt, isConflict, staleMessage, useNotices } from '../../notices.js';
+import { useDatasets } from '../datasets/datasetsStore.js';
 
 export type Coverage = Output<'getCoverage'>;
 export type ReviewAid = Output<'getReviewAid'>;
@@ -48,6 +49,8 @@ export interface ReviewPageState {
   /** Samples decided here, newest last: `u` undoes the newest and goes back to it. */
   decided: string[];
   busy: boolean;
+  /** Whether the queue and the counts on screen are the chosen dataset's (false until its first answers come). */
+  loaded: boolean;
 
   load(): Promise<void>;
   selectDataset(id: number): Promise<void>;
@@ -65,6 +68,10 @@ export interface ReviewPageState {
 
 /** The queue position being opened (the last asked for), ahead of the one shown. */
 let wanted: number | undefined;
+/** The dataset chosen on Datasets when Review last followed it: a later choice there is followed again, Review's own choice otherwise kept. */
+let followed: number | undefined;
+/** The dataset whose loading is the latest asked for: an earlier one's answers are dropped. */
+let loading: number | undefined;
 
 /** The queue's samples that still match its review-state filter: a bulk decision leaves those decided since alone. */
 export const selection = (queue: readonly Sample[], filter: QueueFilter): Sample[] => queue.filter((s) => filter.reviewState === 'all' || s.reviewState === filter.reviewState);
@@ -146,21 +153,35 @@ export const useReview = create<ReviewPageState>()((set, get) => {
     confirm: undefined,
     decided: [],
     busy: false,
+    loaded: false,
 
     async load() {
       const datasets = await attempt(() => client.listDatasets({}));
-      if (!datasets) return;
+      if (!datasets) return set({ loaded: true });
       set({ datasets });
-      const current = get().datasetId;
+      // The dataset chosen on Datasets since Review last looked, else the one Review showed, else the newest.
+      const chosen = useDatasets.getState().datasetId;
+      const current = chosen !== undefined && chosen !== followed && datasets.some((d) => d.id === chosen) ? chosen : get().datasetId;
+      followed = chosen;
       const id = current !== undefined && datasets.some((d) => d.id === current) ? current : datasets.at(-1)?.id;
       if (id !== undefined) await get().selectDataset(id);
+      else set({ loaded: true, queue: [], all: [] });
     },
     async selectDataset(id) {
+      loading = id;
       // A filter that names what the new dataset lacks (an API, an endpoint of it) would show
       // "Nothing to review" over its unreviewed samples: it goes back to the dataset's whole queue.
       const apis = new Set(get().datasets.find((d) => d.id === id)?.apis.map((a) => a.api) ?? []);
-      set((s) => ({ datasetId: id, decided: [], coverage: undefined, filter: s.filter.api && !apis.has(s.filter.api) ? { ...s.filter, api: '', endpoint: '' } : s.filter }));
+      set((s) => ({
+        datasetId: id,
+        decided: [],
+        coverage: undefined,
+        // Another dataset: nothing of the last one stays on screen for a key or a bulk button to act on.
+        ...(s.datasetId === id ? {} : { loaded: false, queue: [], all: [], index: 0, detail: undefined, aid: undefined, draft: undefined }),
+        filter: s.filter.api && !apis.has(s.filter.api) ? { ...s.filter, api: '', endpoint: '' } : s.filter,
+      }));
       const coverage = await attempt(() => client.getCoverage({ datasetId: id }));
+      if (loading !== id) return;
       if (coverage) set({ coverage });
       await loadQueue();
       // "Synthesized only" on a dataset with no synthesized sample, likewise.
@@ -170,6 +191,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
         set({ filter: { ...filter, synthesizedOnly: false } });
         await loadQueue();
       }
+      if (loading === id) set({ loaded: true });
     },
     async setFilter(patch) {
       set((s) => ({ filter: { ...s.filter, ...patch, ...(patch.api !== undefined && patch.api !== s.filter.api ? { endpoint: '' } : {}) } }));

@@ -6,7 +6,7 @@ import type { Output } from '../../../../main/api/contract.js';
 import type { Model, StartRunInput } from '../../api.js';
 import { getClient } from '../../client.js';
 import { Empty, Loading } from '../../components/Empty.js';
-import { attempt, messageOf } from '../../notices.js';
+import { attempt, messageOf, useNotices } from '../../notices.js';
 import { readNewRunSettings, writeNewRunSettings } from './newRunSettings.js';
 import { useRuns } from './runsStore.js';
 
@@ -30,6 +30,8 @@ const PROVIDERS: readonly { name: Provider; label: string; key: string }[] = [
   { name: 'openai-compatible', label: 'OpenAI-compatible server with a key', key: 'OPENAI_COMPATIBLE_API_KEY' },
 ];
 const cell = (g: { setup: Setup; setting: Setting }): string => `${g.setup}/${g.setting}`;
+/** A preview refused for what this cell asks (bad_input): the other cells may still run. */
+const isCellRefusal = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'bad_input';
 /** The knowledge conditions offered as checkboxes (main/prompt/knowledge.ts); `retrieved:k` has its own k. */
 const CONDITIONS: readonly { name: string; label: string }[] = [
   { name: 'none', label: 'none (the paper)' },
@@ -84,8 +86,12 @@ export function NewRunPage(): React.JSX.Element {
   const [maxTokens, setMaxTokens] = useState(saved.maxTokens ?? '250');
   // Blank: the default for where the model runs (more sequences on a GPU), chosen when the run starts.
   const [parallel, setParallel] = useState(saved.parallel ?? '');
-  const [contextSize, setContextSize] = useState(saved.contextSize ?? '1024');
+  // Blank: a context that fits the subset's longest prompt and max tokens (the previews say how much), as far as the model's trained context allows.
+  const [contextSize, setContextSize] = useState(saved.contextSize ?? '');
+  const [autoContext, setAutoContext] = useState(1024);
   const [estimate, setEstimate] = useState<{ text: string; state: 'ok' | 'hint' | 'error' } | undefined>();
+  // The previews of the ticked cells for the form as it is: those the service refused, with why, are not queued.
+  const [plan, setPlan] = useState<{ input: unknown; refused: { label: string; reason: string }[]; runnable: string[]; warning: string | undefined } | undefined>();
   const [queuing, setQueuing] = useState(false);
   const providerInfo = PROVIDERS.find((p) => p.name === provider)!;
   const providerKey = keys?.find((k) => k.provider === provider);
@@ -184,51 +190,81 @@ export function NewRunPage(): React.JSX.Element {
       prompt,
       sampling,
       ...(number(parallel) !== undefined ? { parallel: number(parallel) } : {}),
-      contextSize: number(contextSize) ?? 1024,
+      contextSize: number(contextSize) ?? autoContext,
       knowledge,
     });
-  }, [keyMissing, providerInfo, useBatch, httpClient, datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize]);
+  }, [keyMissing, providerInfo, useBatch, httpClient, datasetId, source, modelId, remoteUrl, remoteModel, provider, providerModel, baseUrl, spendingCap, repairRounds, grid, conditions, retrieved, retrievedK, limit, sampleSize, sampleSeed, stratify, apis, reviewStates, greedy, temperature, topK, topP, seed, n, maxTokens, prompt, parallel, contextSize, autoContext]);
 
   const cells = GRID.filter((g) => grid.includes(cell(g)));
-  // The estimate follows the form, a moment after the last change.
+  // Each ticked cell is previewed on its own: the service refuses what it cannot run (a hosted
+  // model constrained, say) as startRun would, and the form shows those cells and why before
+  // anything is queued; the estimate and the button count only the others.
   useEffect(() => {
+    setPlan(undefined);
     if (typeof input === 'string') return setEstimate({ text: `To queue: ${input}.`, state: 'hint' });
-    const first = cells[0];
-    if (!first) return;
+    if (cells.length === 0) return;
     // An answer for a form since changed is dropped: it would overwrite the line of the form as it is.
     let live = true;
     const t = setTimeout(() => {
-      client.previewRun(input(first)).then(
-        (p) => {
-          if (!live) return;
-          // previewRun counts the knowledge conditions (p.runs) of one grid cell; the page queues that for each ticked cell.
-          const runs = p.runs * cells.length;
-          const each = p.runs > 1 ? ` (${cells.length} cell${cells.length === 1 ? '' : 's'} × ${p.runs} conditions)` : '';
-          // previewRun's line already gives one run's most cost and its cap; for several cells say the total, and that repair asks again on top.
-          const usd = p.cost?.usd;
-          const cost = p.cost
-            ? `${cells.length > 1 && usd != null ? ` · all ${cells.length} cells at most about $${(usd * cells.length).toFixed(4)}` : ''}${cells.some((c) => c.setting === 'repair') ? ' · each repair round asks again (its findings and the turns before), at a cost on top of this' : ''}`
-            : '';
-          setEstimate({ state: 'ok', text: `${p.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${p.outputs * cells.length} outputs · ${cells.length === 1 ? '' : p.runs === 1 ? 'each run: ' : 'each cell: '}${p.estimate}${cost}` });
-        },
-        (e: unknown) => live && setEstimate({ state: 'error', text: messageOf(e) }),
-      );
+      void Promise.all(
+        cells.map((c) =>
+          client.previewRun(input(c)).then(
+            (p) => ({ cell: c, p }),
+            (e: unknown) => ({ cell: c, error: e }),
+          ),
+        ),
+      ).then((answers) => {
+        if (!live) return;
+        const ok = answers.flatMap((a) => ('p' in a ? [{ cell: a.cell, p: a.p }] : []));
+        const refused = answers.flatMap((a) => ('error' in a && isCellRefusal(a.error) ? [{ label: a.cell.label, reason: messageOf(a.error) }] : []));
+        const failed = answers.find((a) => 'error' in a && !isCellRefusal(a.error));
+        if (failed && 'error' in failed) return setEstimate({ state: 'error', text: messageOf(failed.error) });
+        // Every cell refused for one reason: that is the form's problem, not a cell's.
+        if (ok.length === 0) return setEstimate({ state: 'error', text: refused.length > 0 && refused.every((r) => r.reason === refused[0]!.reason) ? refused[0]!.reason : refused.map((r) => `${r.label}: ${r.reason}`).join('; ') });
+        const first = ok[0]!.p;
+        // The context a blank field stands for: enough for every cell's longest prompt.
+        const suggested = Math.max(...ok.map((o) => o.p.context?.suggested ?? 1024));
+        if (contextSize.trim() === '' && suggested !== autoContext) setAutoContext(suggested);
+        const runs = ok.reduce((sum, o) => sum + o.p.runs, 0);
+        const outputs = ok.reduce((sum, o) => sum + o.p.outputs, 0);
+        const each = first.runs > 1 ? ` (${ok.length} cell${ok.length === 1 ? '' : 's'} × ${first.runs} conditions)` : '';
+        // previewRun's line already gives one run's most cost and its cap; for several cells say the total, and that repair asks again on top.
+        const costs = ok.map((o) => o.p.cost?.usd);
+        const cost = first.cost
+          ? `${ok.length > 1 && costs.every((u) => u != null) ? ` · all ${ok.length} cells at most about $${costs.reduce<number>((sum, u) => sum + (u ?? 0), 0).toFixed(4)}` : ''}${ok.some((o) => o.cell.setting === 'repair') ? ' · each repair round asks again (its findings and the turns before), at a cost on top of this' : ''}`
+          : '';
+        // The line's head already says the outputs; previewRun's own line starts with them again.
+        const perRun = first.estimate.replace(/^[\d,]+ outputs?, /, '');
+        setEstimate({ state: 'ok', text: `${first.samples} samples × ${runs} run${runs === 1 ? '' : 's'}${each} = ${outputs} outputs · ${ok.length === 1 ? '' : first.runs === 1 ? 'each run: ' : 'each cell: '}${perRun}${cost}` });
+        const warning = ok.map((o) => o.p.context?.warning).find((w) => w !== undefined);
+        setPlan({ input, refused, runnable: ok.map((o) => cell(o.cell)), warning });
+      });
     }, 250);
     return () => ((live = false), clearTimeout(t));
     // `cells` derives from `grid`, which `input` already depends on.
   }, [input, client]);
 
+  const runsPerCell = CONDITIONS.filter((c) => conditions.includes(c.name)).length + (retrieved ? 1 : 0);
+  const toggle = <T,>(list: T[], set: (l: T[]) => void, value: T, on: boolean): void => set(on ? [...list, value] : list.filter((x) => x !== value));
+  // What the button queues: the cells the previews of this very form found runnable.
+  const planned = plan && plan.input === input ? cells.filter((c) => plan.runnable.includes(cell(c))) : cells;
   const queue = async (): Promise<void> => {
     if (typeof input === 'string' || queuing) return;
     setQueuing(true);
     const ids: number[] = [];
-    for (const g of cells) {
-      const started = await attempt(() => client.startRun(input(g)));
-      if (!started) break;
-      ids.push(...started.runIds);
+    let failed: unknown;
+    for (const g of planned) {
+      try {
+        ids.push(...(await client.startRun(input(g))).runIds);
+      } catch (error) {
+        failed = error;
+        break;
+      }
     }
     setQueuing(false);
     await useRuns.getState().load();
+    // A refusal part-way stays on the form with what was queued and what was not: leaving would drop the banner unread.
+    if (failed !== undefined) return useNotices.getState().showError(`${ids.length > 0 ? `queued ${ids.length} of ${planned.length * runsPerCell} runs; ` : ''}${messageOf(failed)}`);
     if (ids.length > 0) void navigate(ids.length === 1 ? `/runs/${ids[0]}` : '/runs');
   };
 
@@ -242,8 +278,8 @@ export function NewRunPage(): React.JSX.Element {
       </main>
     );
 
-  const toggle = <T,>(list: T[], set: (l: T[]) => void, value: T, on: boolean): void => set(on ? [...list, value] : list.filter((x) => x !== value));
-  const runCount = cells.length * (conditions.length + (retrieved ? 1 : 0));
+
+  const runCount = planned.length * runsPerCell;
   return (
     <main className="page scroll">
       <form
@@ -492,7 +528,7 @@ export function NewRunPage(): React.JSX.Element {
             </label>
             <label>
               context
-              <input className="narrow" aria-label="Context size" value={contextSize} onChange={(e) => setContextSize(e.target.value)} />
+              <input aria-label="Context size" size={9} placeholder={`auto (${autoContext})`} title="blank: enough for the subset's longest prompt and max tokens, as far as the model's trained context allows" value={contextSize} onChange={(e) => setContextSize(e.target.value)} />
             </label>
           </div>
         </fieldset>
@@ -500,8 +536,22 @@ export function NewRunPage(): React.JSX.Element {
         <p className={`estimate ${estimate?.state ?? 'hint'}`} data-testid="run-estimate">
           {estimate?.text ?? '…'}
         </p>
+        {plan && plan.input === input && plan.warning && (
+          <p className="estimate warn" role="note" data-testid="context-warning">
+            {plan.warning}
+          </p>
+        )}
+        {plan && plan.input === input && plan.refused.length > 0 && (
+          <ul className="estimate warn refused" data-testid="refused-cells">
+            {plan.refused.map((r) => (
+              <li key={r.label}>
+                Not queued: {r.label}: {r.reason}
+              </li>
+            ))}
+          </ul>
+        )}
         <div className="row">
-          <button type="submit" disabled={typeof input === 'string' || queuing || estimate?.state === 'error'}>
+          <button type="submit" disabled={typeof input === 'string' || queuing || estimate?.state === 'error' || plan?.input !== input || planned.length === 0}>
             {queuing ? 'Queuing…' : `Queue ${runCount} run${runCount === 1 ? '' : 's'}`}
           </button>
           <Link to="/runs" className="muted">

@@ -3,7 +3,7 @@ import { ERROR_VERDICTS, statistic, type CompareResult, type RunDetail, type Run
 import type { Uncertainty } from './Rate.js';
 
 type FailureClass = RunSampleRow['failures'][number];
-import { percent, signedPoints } from '../../format.js';
+import { definedStatistic, percent, signedPoints } from '../../format.js';
 // Axis text, grid and tooltip on the shared colour variables (dark scheme).
 import './results.css';
 
@@ -13,12 +13,12 @@ const pct = (v: unknown): string => percent(typeof v === 'number' ? v / 100 : nu
 
 /**
  * A rate in percent for a bar and its 95% interval as an error bar ([below, above] the value);
- * an undefined rate (denominator 0) has no bar at all rather than a bar at 0.
+ * an undefined rate (denominator 0, or a mean over no sample) has no bar at all rather than a bar at 0.
  */
 function barOf(stats: Statistics | null | undefined, u: Uncertainty | null | undefined, key: string): { value: number | null; err: [number, number] } {
   const of = u?.counts[key];
-  if (!stats || (of && of.n === 0)) return { value: null, err: [0, 0] };
-  const v = statistic(stats, key);
+  const v = definedStatistic(stats, key);
+  if (v === null || (of && of.n === 0)) return { value: null, err: [0, 0] };
   const i = u?.intervals[key];
   return { value: v * 100, err: i ? [(v - i[0]) * 100, (i[1] - v) * 100] : [0, 0] };
 }
@@ -193,7 +193,7 @@ export function GridChart({ cells }: { cells: readonly GridCell[] }): React.JSX.
       const u = c.unconstrained ? barOf(c.unconstrained.statistics, c.unconstrained.uncertainty, key) : null;
       const k = c.constrained ? barOf(c.constrained.statistics, c.constrained.uncertainty, key) : null;
       const r = c.repair ? barOf(c.repair.statistics, c.repair.uncertainty, key) : null;
-      // The paired test of correct samples carries the correct (t) gain; illegal (e) is tested on all shared samples.
+      // The paired test of correct samples carries the correct (t) gain; illegal (e) is tested on the samples executable in both runs.
       const outcome = key.startsWith('samples_correct') ? 'samples_correct' : 'samples_illegal';
       const gain = (label: string, to: typeof k, paired: GridCell['paired']): string | null => {
         if (u?.value == null || to?.value == null) return null;

@@ -15,6 +15,8 @@ import { RunActions } from './RunsPage.js';
 import { useRunPage } from './runPageStore.js';
 import { setupLabel, useRuns } from './runsStore.js';
 import { SampleInspector } from './SampleInspector.js';
+import { runStatusText } from '../../../../main/api/constants.js';
+import { pageWording } from './errorWording.js';
 
 /** One run: its results (the paper's tables and charts) and its samples with the inspector. */
 export function RunPage(): React.JSX.Element {
@@ -107,7 +109,7 @@ export function RunPage(): React.JSX.Element {
             {run.knowledge && run.knowledge !== 'none' && <span data-testid="run-knowledge"> · knowledge: {run.knowledge}</span>}
           </h2>
           <span className={`status s-${summary.status}`} data-testid="run-status">
-            {summary.status}
+            {runStatusText(summary)}
           </span>
           <RunProgress run={summary} />
           <span className="spacer" />
@@ -123,7 +125,7 @@ export function RunPage(): React.JSX.Element {
                 · {decoding.text}
               </span>
             )}
-            {run.error && <span className={summary.status === 'cancelled' ? undefined : 'error-inline'}> · {run.error}</span>}
+            {run.error && <span className={summary.status === 'cancelled' ? undefined : 'error-inline'}> · {pageWording(run.error)}</span>}
           </span>
           <span className="spacer" />
           <button className="secondary small" onClick={() => void navigate(`/compare?baseline=${run.id}`)}>

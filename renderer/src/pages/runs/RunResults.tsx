@@ -1,5 +1,5 @@
 import { HEADLINE, LOCATION_LABELS, LOCATION_ROWS, statistic, type RunDetail, type Statistics } from '../../api.js';
-import { percent } from '../../format.js';
+import { definedStatistic, percent } from '../../format.js';
 import { OverrideMark, Rate, type Uncertainty } from './Rate.js';
 
 /** The paper's headline table for the run and each API in it, each rate with its 95% interval. */
@@ -23,7 +23,7 @@ export function HeadlineTable({ run }: { run: RunDetail }): React.JSX.Element {
               <th title={key}>{label}</th>
               {columns.map(([name, stats, u]) => (
                 <td key={name}>
-                  <Rate value={stats ? statistic(stats, key) : null} of={u?.counts[key]} interval={u?.intervals[key]} />
+                  <Rate value={definedStatistic(stats, key)} of={u?.counts[key]} interval={u?.intervals[key]} />
                 </td>
               ))}
             </tr>
@@ -40,8 +40,8 @@ export function HeadlineTable({ run }: { run: RunDetail }): React.JSX.Element {
         </tbody>
       </table>
       <p className="muted table-note" data-testid="headline-note">
-        ± half the 95% interval (Wilson; mean metrics: percentile bootstrap, seed {run.bootstrap.seed}, {run.bootstrap.resamples} resamples); hover a number for its bounds and
-        k/n. – : undefined, no sample in the denominator.
+        [95% interval] (Wilson; mean metrics: percentile bootstrap, seed {run.bootstrap.seed}, {run.bootstrap.resamples} resamples); hover a number for k/n. – : undefined,
+        no sample in the denominator.
         {run.overridden > 0 && (
           <>
             {' '}

@@ -7,6 +7,7 @@ import { Verdict } from '../../components/Verdict.js';
 import { keyOf, useRunPage } from './runPageStore.js';
 import './failures.css';
 import { OneOf, verbatim } from '../../components/OneOf.js';
+import { pageWording } from './errorWording.js';
 
 const NOT_CORRECT: SampleVerdict[] = SAMPLE_VERDICTS.filter((v) => v !== 'correct');
 const ROW_HEIGHT = 30;
@@ -169,7 +170,7 @@ function SampleRow({ row, top, selected, onOpen }: { row: RunSampleRow; top: num
       <div title={row.endpoint}>{row.endpoint}</div>
       <div title={row.task}>{row.task}</div>
       <div>
-        {row.error ? <Verdict value="failed" title={row.error} /> : <Verdict value={row.sample_verdict === 'nonexecutable' && row.error_verdict ? `nonexecutable (${row.error_verdict})` : row.sample_verdict} />}
+        {row.error ? <Verdict value="failed" title={pageWording(row.error)} /> : <Verdict value={row.sample_verdict === 'nonexecutable' && row.error_verdict ? `nonexecutable (${row.error_verdict})` : row.sample_verdict} />}
         {row.overridden && (
           <span className="override-mark" title="verdict overridden by a reviewer">
             ✎

@@ -9,6 +9,7 @@ import { OverrideMark, Rate } from './Rate.js';
 import { RunProgress } from './RunProgress.js';
 import { isActive, useRuns } from './runsStore.js';
 import { SortableHead } from '../../components/SortableHead.js';
+import { runStatusText } from '../../../../main/api/constants.js';
 
 const column = createColumnHelper<RunSummary>();
 
@@ -66,7 +67,7 @@ export function RunsPage(): React.JSX.Element {
         size: 210,
         cell: ({ row }) => (
           <div className="status-cell">
-            <span className={`status s-${row.original.status}`}>{row.original.status}</span>
+            <span className={`status s-${row.original.status}`}>{runStatusText(row.original)}</span>
             <RunProgress run={row.original} compact />
           </div>
         ),

@@ -8,6 +8,7 @@ import { Verdict } from '../../components/Verdict.js';
 import { when } from '../../format.js';
 import { RepairRounds } from './RepairRounds.js';
 import { useRunPage } from './runPageStore.js';
+import { pageWording } from './errorWording.js';
 
 /**
  * One sample of a run: the task, the generated code with the extracted call, the expected vs
@@ -51,7 +52,7 @@ export function SampleInspector(): React.JSX.Element | null {
           ))}
         </p>
       )}
-      {d.error && <p className="error-inline">Generation failed: {d.error}</p>}
+      {d.error && <p className="error-inline">Generation failed: {pageWording(d.error)}</p>}
 
       <section>
         <h3>Request: expected vs captured</h3>
