@@ -1,4 +1,6 @@
 import { ApiError, FinishReason, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
+import { boundedFetch, quote, usageFrom } from '../generation/providers/http.js';
+import { SYNTHESIS_TIMEOUT_MS } from './openai.js';
 import { sameOriginFetch } from './sameOrigin.js';
 import { isRetryableStatus, parseRetryAfter, ProviderError, type FinishKind, type ProviderAnswer, type SynthesisProvider, type SynthesisRequest } from './provider.js';
 
@@ -12,7 +14,12 @@ export interface GeminiOptions {
   readonly baseUrl?: string;
   readonly contextTokens?: number;
   readonly maxOutputTokens?: number;
+  /** For the whole request, its answer's body included (default SYNTHESIS_TIMEOUT_MS). */
   readonly timeoutMs?: number;
+  /** Default ANSWER_CAP_BYTES. */
+  readonly maxAnswerBytes?: number;
+  /** Under the SDK (tests). */
+  readonly fetch?: typeof fetch;
 }
 
 const BLOCKED: ReadonlySet<string> = new Set([FinishReason.SAFETY, FinishReason.PROHIBITED_CONTENT, FinishReason.BLOCKLIST, FinishReason.SPII, FinishReason.RECITATION]);
@@ -37,7 +44,8 @@ export function geminiProvider(options: GeminiOptions): SynthesisProvider {
   const model = options.model ?? DEFAULT_GEMINI_MODEL;
   const client = new GoogleGenAI({
     apiKey: options.apiKey,
-    httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), timeout: options.timeoutMs ?? 600_000 },
+    // The time limit is boundedFetch's, body included; the SDK's own (headers only) is a backstop behind it.
+    httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), timeout: (options.timeoutMs ?? SYNTHESIS_TIMEOUT_MS) + 10_000 },
   });
   const maxOutputTokens = options.maxOutputTokens ?? 32_768;
   return {
@@ -47,8 +55,9 @@ export function geminiProvider(options: GeminiOptions): SynthesisProvider {
     maxOutputTokens,
     async generate(request: SynthesisRequest): Promise<ProviderAnswer> {
       let retryAfter: string | null = null;
-      // The key travels in a header on every call: never after a redirect to another origin.
-      const keyFetch = sameOriginFetch();
+      // The key travels in a header on every call: never after a redirect to another origin. The
+      // SDK reads the body itself, so it gets it read already, under one time limit and size cap.
+      const keyFetch = boundedFetch(sameOriginFetch(options.fetch ?? fetch), { defaultTimeoutMs: SYNTHESIS_TIMEOUT_MS, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}) });
       const recordingFetch: typeof fetch = async (input, init) => {
         const response = await keyFetch(input, init);
         retryAfter = response.headers.get('retry-after');
@@ -72,12 +81,13 @@ export function geminiProvider(options: GeminiOptions): SynthesisProvider {
       } catch (error) {
         if (error instanceof ProviderError) throw error;
         if (error instanceof ApiError) {
-          // The SDK puts the whole error body in the message; the first line of its text is enough.
-          const detail = /"message"\s*:\s*"([^"]{0,200})/.exec(error.message)?.[1] ?? error.message.slice(0, 200);
+          // The SDK puts the whole error body in the message: the key is taken out of all of it before it is cut.
+          const whole = quote(error.message, options.apiKey, Number.MAX_SAFE_INTEGER);
+          const detail = quote(/"message"\s*:\s*"([^"]*)/.exec(whole)?.[1] ?? whole, undefined);
           throw new ProviderError(`Gemini answered ${error.status}: ${detail}`, error.status, isRetryableStatus(error.status), parseRetryAfter(retryAfter));
         }
         if (request.signal?.aborted) throw error;
-        throw new ProviderError(`cannot reach Gemini: ${error instanceof Error ? error.message : String(error)}`, undefined, true);
+        throw new ProviderError(`cannot reach Gemini: ${quote(error instanceof Error ? error.message : String(error), options.apiKey)}`, undefined, true);
       }
       const { finish, reason } = finishOf(response);
       const usage = response.usageMetadata;
@@ -85,7 +95,7 @@ export function geminiProvider(options: GeminiOptions): SynthesisProvider {
         text: response.candidates?.[0]?.content?.parts?.map((p) => p.text ?? '').join('') ?? '',
         finish,
         ...(reason ? { finishReason: reason } : {}),
-        usage: { inputTokens: usage?.promptTokenCount ?? 0, outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) },
+        usage: usageFrom('Gemini generateContent', { input: [['usageMetadata.promptTokenCount', usage?.promptTokenCount]], output: [['usageMetadata.candidatesTokenCount', usage?.candidatesTokenCount], ['usageMetadata.thoughtsTokenCount', usage?.thoughtsTokenCount]] }, 'none'),
       };
     },
     async [Symbol.asyncDispose]() {},

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { checkUsage } from '../generation/providers/http.js';
 import type { ApiSpec, Endpoint } from '../openapi/index.js';
 import { ANSWER_SCHEMA, boundedAnswerSchema, readAnswer, type AnswerFailure, type SynthesizedSample } from './answer.js';
 import { synthesisPrompt, type SynthesisPrompt } from './prompt.js';
@@ -88,6 +89,8 @@ export async function runSynthesisJob(provider: SynthesisProvider, plan: JobPlan
     let answer: ProviderAnswer;
     try {
       answer = await withRetry(() => provider.generate(request), plan.retry, signal, (error) => sink.retry(error, batch));
+      // Whatever the provider parsed, only real token counts reach the job's usage and cost.
+      checkUsage(answer.usage, `${provider.name} ${provider.model}`);
     } catch (error) {
       if (signal?.aborted) return;
       const message = error instanceof ProviderError ? error.message : `the provider failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,3 +1,4 @@
+import { fetchAnswer, failureLine, quote, UnusableAnswerError, usageFrom } from '../generation/providers/http.js';
 import { sameOriginFetch } from './sameOrigin.js';
 import { isRetryableStatus, parseRetryAfter, ProviderError, type FinishKind, type ProviderAnswer, type SynthesisProvider, type SynthesisRequest } from './provider.js';
 
@@ -9,11 +10,18 @@ export interface OpenAiOptions {
   readonly contextTokens?: number;
   readonly maxOutputTokens?: number;
   readonly fetch?: typeof fetch;
+  /** For the whole request, its answer's body included (default SYNTHESIS_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
+  /** Default ANSWER_CAP_BYTES. */
+  readonly maxAnswerBytes?: number;
 }
+
+/** A synthesis answer runs to tens of thousands of tokens, not streamed: minutes, as Gemini's. */
+export const SYNTHESIS_TIMEOUT_MS = 600_000;
 
 interface ChatResponse {
   readonly choices?: readonly { readonly message?: { readonly content?: string | null; readonly refusal?: string | null }; readonly finish_reason?: string | null }[];
-  readonly usage?: { readonly prompt_tokens?: number; readonly completion_tokens?: number };
+  readonly usage?: { readonly prompt_tokens?: unknown; readonly completion_tokens?: unknown };
   readonly error?: { readonly message?: string } | string;
 }
 
@@ -46,36 +54,30 @@ export function openAiProvider(options: OpenAiOptions): SynthesisProvider {
         max_tokens: maxOutputTokens,
         response_format: { type: 'json_schema', json_schema: { name: 'wapiibench_samples', schema: request.schema } },
       };
-      let response: Response;
-      try {
-        response = await doFetch(endpoint, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-          body: JSON.stringify(body),
-          ...(request.signal ? { signal: request.signal } : {}),
-        });
-      } catch (error) {
-        if (request.signal?.aborted || error instanceof ProviderError) throw error;
-        throw new ProviderError(`cannot reach ${endpoint}: ${error instanceof Error ? error.message : String(error)}`, undefined, true);
-      }
-      const text = await response.text();
+      // One time limit for the request and its body, one cap on the answer's size (the provider HTTP layer's).
+      const { response, text } = await fetchAnswer(
+        endpoint,
+        { method: 'POST', headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) }, body: JSON.stringify(body) },
+        request.signal,
+        { fetch: doFetch, defaultTimeoutMs: SYNTHESIS_TIMEOUT_MS, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}) },
+      );
       let parsed: ChatResponse | undefined;
       try {
         parsed = JSON.parse(text) as ChatResponse;
       } catch {
         parsed = undefined;
       }
-      if (!response.ok || !parsed || parsed.error) {
-        const message = typeof parsed?.error === 'string' ? parsed.error : (parsed?.error?.message ?? text.slice(0, 200));
-        throw new ProviderError(`${endpoint} answered ${response.status}: ${message}`, response.status, isRetryableStatus(response.status), parseRetryAfter(response.headers.get('retry-after')));
+      if (!response.ok || (parsed && typeof parsed === 'object' && parsed.error)) {
+        throw new ProviderError(failureLine(endpoint, response.status, text, options.apiKey), response.status, isRetryableStatus(response.status), parseRetryAfter(response.headers.get('retry-after')));
       }
-      const choice = parsed.choices?.[0];
+      if (!parsed || typeof parsed !== 'object') throw new UnusableAnswerError(`${endpoint} answered ${response.status} with something that is not a JSON object: ${quote(text, options.apiKey, 120) || '(empty)'}`, response.status);
+      const choice = Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
       const finish = finishOf(choice?.finish_reason, choice?.message?.refusal);
       return {
         text: choice?.message?.content ?? '',
         finish,
         ...(finish !== 'stop' ? { finishReason: choice?.message?.refusal ? `refusal: ${choice.message.refusal}` : String(choice?.finish_reason) } : {}),
-        usage: { inputTokens: parsed.usage?.prompt_tokens ?? 0, outputTokens: parsed.usage?.completion_tokens ?? 0 },
+        usage: usageFrom(endpoint, { input: [['usage.prompt_tokens', parsed.usage?.prompt_tokens]], output: [['usage.completion_tokens', parsed.usage?.completion_tokens]] }, 'none'),
       };
     },
     async [Symbol.asyncDispose]() {},

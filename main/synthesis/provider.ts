@@ -1,5 +1,8 @@
 import type { JsonSchema } from '../openapi/index.js';
 
+// One error family for runs and synthesis: defined with the provider HTTP layer.
+export { isRetryableStatus, parseRetryAfter, ProviderError } from '../generation/providers/errors.js';
+
 export const PROVIDERS = ['gemini', 'openai', 'local'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
@@ -30,22 +33,6 @@ export interface ProviderAnswer {
   readonly usage: TokenUsage;
 }
 
-/**
- * A failed call. `retryable` for 429 and 5xx (and lost connections); `retryAfterMs` when the
- * server said how long to wait (`Retry-After`).
- */
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-    readonly retryable: boolean,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.name = 'ProviderError';
-  }
-}
-
 /** One interface for Gemini, OpenAI-compatible servers and local GGUF models. */
 export interface SynthesisProvider extends AsyncDisposable {
   readonly name: ProviderName;
@@ -56,14 +43,3 @@ export interface SynthesisProvider extends AsyncDisposable {
   readonly maxOutputTokens: number;
   generate(request: SynthesisRequest): Promise<ProviderAnswer>;
 }
-
-/** `Retry-After`: seconds, or an HTTP date. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-export const isRetryableStatus = (status: number): boolean => status === 408 || status === 429 || status >= 500;

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, type HttpOptions } from './http.js';
+import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import type { ModelProvider, ProviderOutput } from './types.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -17,7 +17,7 @@ interface MessagesAnswer {
   readonly model?: string;
   readonly content?: readonly { readonly type?: string; readonly text?: string }[];
   readonly stop_reason?: string | null;
-  readonly usage?: { readonly input_tokens?: number; readonly output_tokens?: number };
+  readonly usage?: { readonly input_tokens?: unknown; readonly output_tokens?: unknown };
 }
 
 /**
@@ -50,18 +50,18 @@ export function anthropicMessages(options: AnthropicOptions): ModelProvider {
         };
         const answer = await requestJson(`${base}/v1/messages`, { method: 'POST', headers, body }, signal, options);
         const parsed = answer.body as MessagesAnswer;
-        if (!Array.isArray(parsed.content)) throw new Error('the answer has no content');
+        if (!Array.isArray(parsed.content)) throw new UnusableAnswerError(`${base}/v1/messages answered without content`);
         // Prefill ending in whitespace is refused by the API: it was trimmed, and the model's text is given back after the full prefill.
         const trimmed = prompt.kind === 'chat' && prompt.prefill ? prompt.prefill.slice(prompt.prefill.replace(/\s+$/, '').length) : '';
-        let text = parsed.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');
+        let text = parsed.content.filter((c) => c?.type === 'text' && typeof c.text === 'string').map((c) => c.text ?? '').join('');
         if (trimmed && text.startsWith(trimmed)) text = text.slice(trimmed.length);
         else if (trimmed) text = text.replace(/^\s+/, '');
         return {
           text,
           finish: parsed.stop_reason === 'max_tokens' ? 'length' : parsed.stop_reason === 'end_turn' || parsed.stop_reason === 'stop_sequence' ? 'stop' : 'other',
-          usage: { inputTokens: parsed.usage?.input_tokens ?? 0, outputTokens: parsed.usage?.output_tokens ?? 0 },
-          requestIds: requestIds(parsed.id, answer.headers.get('request-id')),
-          ...(parsed.model ? { modelVersion: parsed.model } : {}),
+          usage: usageFrom(`${base}/v1/messages`, { input: [['usage.input_tokens', parsed.usage?.input_tokens]], output: [['usage.output_tokens', parsed.usage?.output_tokens]] }, 'both'),
+          requestIds: requestIds(typeof parsed.id === 'string' ? parsed.id : undefined, answer.headers.get('request-id')),
+          ...(typeof parsed.model === 'string' && parsed.model ? { modelVersion: parsed.model } : {}),
         };
       }),
     check: async (signal) => {

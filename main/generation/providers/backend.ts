@@ -5,7 +5,7 @@ import { chatMessages, type CompletionPrompt } from '../../prompt/index.js';
 import type { GenerationBackend, SamplingOptions, SlotGenerator } from '../backend.js';
 import type { Generation, Intervention } from '../generate.js';
 import { alignReply } from './chat.js';
-import { FatalProviderError } from './http.js';
+import { checkUsage, FatalProviderError, UnusableAnswerError } from './http.js';
 import { costOf, type Price } from './prices.js';
 import type { ModelProvider, ProviderPrompt } from './types.js';
 
@@ -41,6 +41,8 @@ export interface ProviderCall {
   /** Chat replies: the reply as received and how its code was taken from it. */
   readonly reply?: string;
   readonly extraction?: string;
+  /** What the provider reported around this output without failing it (a batch's second result line for it). */
+  readonly notes?: readonly string[];
 }
 
 /** Totals of a provider run, for its manifest. */
@@ -51,7 +53,11 @@ export interface ProviderTotals {
   readonly costUsd: number | null;
   readonly modelVersions: readonly string[];
   readonly servers: Record<string, number>;
+  /** The outputs' notes (the first NOTES_KEPT), and how many there were. */
+  readonly notes?: { readonly count: number; readonly first: readonly string[] };
 }
+
+const NOTES_KEPT = 20;
 
 /**
  * Any ModelProvider as the run's generation backend: one slot per request the provider takes at
@@ -79,11 +85,34 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
   const totals = { outputs: 0, inputTokens: 0, outputTokens: 0 };
   const versions = new Set<string>();
   const servers: Record<string, number> = {};
+  const notes: string[] = [];
+  let noteCount = 0;
   let stopped: string | undefined;
   const fatal = (message: string): never => {
     stopped ??= message;
     options.onFatal?.(message);
     throw new FatalProviderError(message);
+  };
+
+  let unusable = 0;
+  // Past the cap: the output that crossed it is kept (it was paid for), no further request goes out.
+  const checkCap = (): void => {
+    if (options.spendingCapUsd === undefined || (spent < options.spendingCapUsd && Number.isFinite(spent))) return;
+    const counted = unusable > 0 ? ` and ${unusable} unusable answer${unusable === 1 ? '' : 's'} counted at their most` : '';
+    stopped ??= `stopped at the spending cap of $${options.spendingCapUsd.toFixed(2)} ($${spent.toFixed(4)} spent on ${totals.outputs} outputs${counted}); raise the cap and resume`;
+    options.onFatal?.(stopped);
+  };
+  /**
+   * An answer that came back unusable (usage that is not a count, too large, cut off) was likely
+   * billed, at a cost it did not truly say: the cap counts the most it could have cost (its prompt
+   * at about four characters a token, and every token it was allowed), so lying usage cannot keep
+   * a run under its cap.
+   */
+  const chargeUnusable = (promptChars: number): void => {
+    if (!options.price) return;
+    unusable++;
+    spent += costOf(options.price, { inputTokens: Math.ceil(promptChars / 4), outputTokens: options.maxTokens }, options.batchPrices) ?? 0;
+    checkCap();
   };
 
   const slot: SlotGenerator = {
@@ -110,43 +139,45 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
           },
           signal,
         );
+        // Whatever a provider parsed, the cap counts only real token counts: any other usage fails this output.
+        checkUsage(output.usage, `${provider.name} ${provider.model}`);
       } catch (error) {
         if (error instanceof FatalProviderError && !signal.aborted) fatal(error.message);
+        if (error instanceof UnusableAnswerError) chargeUnusable(prompt.text.length);
         throw error;
       }
-      const cost = costOf(options.price, output.usage, options.batchPrices);
+      const usage = output.usage;
+      const cost = costOf(options.price, usage, options.batchPrices);
       if (cost === undefined) priced = false;
       spent += cost ?? 0;
+      for (const note of output.notes ?? []) if (noteCount++ < NOTES_KEPT) notes.push(note);
       totals.outputs++;
-      totals.inputTokens += output.usage.inputTokens;
-      totals.outputTokens += output.usage.outputTokens;
+      totals.inputTokens += usage.inputTokens;
+      totals.outputTokens += usage.outputTokens;
       if (output.modelVersion) versions.add(output.modelVersion);
       if (output.server) servers[output.server] = (servers[output.server] ?? 0) + 1;
       const aligned = style === 'chat' ? alignReply(prompt, output.text, prefill) : { text: output.text, rule: undefined };
       const spec = options.constrainBy?.get(api);
-      const closed = spec && style === 'completion' ? closeInvocation(spec, prompt, aligned.text, output.usage.outputTokens) : undefined;
+      const closed = spec && style === 'completion' ? closeInvocation(spec, prompt, aligned.text, usage.outputTokens) : undefined;
       const call: ProviderCall = {
         provider: provider.name,
         model: provider.model,
         modelVersion: output.modelVersion ?? null,
         requestIds: output.requestIds,
-        inputTokens: output.usage.inputTokens,
-        outputTokens: output.usage.outputTokens,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
         costUsd: cost ?? null,
         server: output.server ?? null,
         ...(aligned.rule !== undefined ? { reply: output.text, extraction: aligned.rule } : {}),
+        ...(output.notes?.length ? { notes: output.notes } : {}),
       };
-      // Past the cap: this output is kept (it was paid for), no further request goes out.
-      if (options.spendingCapUsd !== undefined && spent >= options.spendingCapUsd) {
-        stopped ??= `stopped at the spending cap of $${options.spendingCapUsd.toFixed(2)} ($${spent.toFixed(4)} spent on ${totals.outputs} outputs); raise the cap and resume`;
-        options.onFatal?.(stopped);
-      }
+      checkCap();
       return {
         text: aligned.text + (closed?.text ?? ''),
-        tokens: output.usage.outputTokens,
+        tokens: usage.outputTokens,
         stop: output.finish === 'length' ? 'limit' : style === 'chat' || output.finish === 'stop' ? 'snippet' : 'eos',
         interventions: closed ? [closed] : [],
-        promptTokens: output.usage.inputTokens,
+        promptTokens: usage.inputTokens,
         reusedPromptTokens: 0,
         promptMs: 0,
         generateMs: performance.now() - started,
@@ -169,7 +200,7 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
     },
     slots: provider.concurrency,
     slot: () => slot,
-    totals: () => ({ ...totals, costUsd: priced ? spent : null, modelVersions: [...versions].sort(), servers: { ...servers } }),
+    totals: () => ({ ...totals, costUsd: priced ? spent : null, modelVersions: [...versions].sort(), servers: { ...servers }, ...(noteCount > 0 ? { notes: { count: noteCount, first: [...notes] } } : {}) }),
     async cancelRemote() {
       if (!provider.cancel) return undefined;
       try {

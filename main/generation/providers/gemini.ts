@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, type HttpOptions } from './http.js';
+import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import { messagesOf } from './openai.js';
 import type { ModelProvider, ProviderOutput } from './types.js';
 
@@ -14,7 +14,7 @@ export interface GeminiOptions extends HttpOptions {
 
 interface GenerateContentAnswer {
   readonly candidates?: readonly { readonly content?: { readonly parts?: readonly { readonly text?: string; readonly thought?: boolean }[] }; readonly finishReason?: string }[];
-  readonly usageMetadata?: { readonly promptTokenCount?: number; readonly candidatesTokenCount?: number; readonly thoughtsTokenCount?: number };
+  readonly usageMetadata?: { readonly promptTokenCount?: unknown; readonly candidatesTokenCount?: unknown; readonly thoughtsTokenCount?: unknown };
   readonly modelVersion?: string;
   readonly responseId?: string;
   readonly promptFeedback?: { readonly blockReason?: string };
@@ -47,14 +47,17 @@ export function geminiGenerate(options: GeminiOptions): ModelProvider {
             ...(generateOptions.stop?.length ? { stopSequences: generateOptions.stop.slice(0, 5) } : {}),
           },
         };
-        const answer = await requestJson(`${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`, { method: 'POST', headers, body }, signal, options);
+        const where = `${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`;
+        const answer = await requestJson(where, { method: 'POST', headers, body }, signal, options);
         const parsed = answer.body as GenerateContentAnswer;
-        const candidate = parsed.candidates?.[0];
-        if (!candidate) throw new Error(`no candidate${parsed.promptFeedback?.blockReason ? `: the prompt was blocked (${parsed.promptFeedback.blockReason})` : ''}`);
+        const candidate = Array.isArray(parsed.candidates) ? parsed.candidates[0] : undefined;
+        if (!candidate) throw new UnusableAnswerError(`no candidate${parsed.promptFeedback?.blockReason ? `: the prompt was blocked (${parsed.promptFeedback.blockReason})` : ''}`);
+        const parts: readonly { readonly text?: string; readonly thought?: boolean }[] = Array.isArray(candidate.content?.parts) ? candidate.content.parts : [];
         return {
-          text: (candidate.content?.parts ?? []).filter((p) => !p.thought).map((p) => p.text ?? '').join(''),
+          text: parts.filter((p) => !p?.thought && typeof p?.text === 'string').map((p) => p.text ?? '').join(''),
           finish: candidate.finishReason === 'MAX_TOKENS' ? 'length' : candidate.finishReason === 'STOP' ? 'stop' : 'other',
-          usage: { inputTokens: parsed.usageMetadata?.promptTokenCount ?? 0, outputTokens: (parsed.usageMetadata?.candidatesTokenCount ?? 0) + (parsed.usageMetadata?.thoughtsTokenCount ?? 0) },
+          // A blocked or empty answer has no candidatesTokenCount: only the prompt's count is always there.
+          usage: usageFrom(where, { input: [['usageMetadata.promptTokenCount', parsed.usageMetadata?.promptTokenCount]], output: [['usageMetadata.candidatesTokenCount', parsed.usageMetadata?.candidatesTokenCount], ['usageMetadata.thoughtsTokenCount', parsed.usageMetadata?.thoughtsTokenCount]] }, 'input'),
           requestIds: requestIds(parsed.responseId),
           ...(parsed.modelVersion ? { modelVersion: parsed.modelVersion } : {}),
         };

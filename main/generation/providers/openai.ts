@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, type HttpOptions } from './http.js';
+import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import type { ChatMessage, GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -16,7 +16,7 @@ interface ChatCompletion {
   readonly id?: string;
   readonly model?: string;
   readonly choices?: readonly { readonly message?: { readonly content?: string | null; readonly refusal?: string | null }; readonly finish_reason?: string | null }[];
-  readonly usage?: { readonly prompt_tokens?: number; readonly completion_tokens?: number };
+  readonly usage?: { readonly prompt_tokens?: unknown; readonly completion_tokens?: unknown };
 }
 
 /** `/v1` added to a bare origin, trailing slashes dropped. */
@@ -41,17 +41,21 @@ export function chatBody(model: string, prompt: ProviderPrompt, options: Generat
   };
 }
 
-/** A chat completion's answer as a ProviderOutput. */
-export function chatOutput(body: unknown, headers?: Headers): ProviderOutput {
-  const parsed = body as ChatCompletion;
-  const choice = parsed.choices?.[0];
-  if (!choice?.message) throw new Error('the answer has no choices[0].message');
+/**
+ * A chat completion's answer as a ProviderOutput. `requireUsage`: OpenAI always reports usage, so
+ * its absence is refused (the spending cap counts it); a server of your own may leave it out.
+ */
+export function chatOutput(body: unknown, headers: Headers | undefined, where: string, requireUsage: boolean): ProviderOutput {
+  const parsed = (body ?? {}) as ChatCompletion;
+  const choice = Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
+  if (!choice?.message || typeof choice.message !== 'object') throw new UnusableAnswerError(`${where} answered without choices[0].message`);
+  if (choice.message.content != null && typeof choice.message.content !== 'string') throw new UnusableAnswerError(`${where} answered a choices[0].message.content that is not text`);
   return {
     text: choice.message.content ?? '',
     finish: choice.finish_reason === 'length' ? 'length' : choice.finish_reason === 'stop' || choice.finish_reason == null ? 'stop' : 'other',
-    usage: { inputTokens: parsed.usage?.prompt_tokens ?? 0, outputTokens: parsed.usage?.completion_tokens ?? 0 },
-    requestIds: requestIds(parsed.id, headers?.get('x-request-id')),
-    ...(parsed.model ? { modelVersion: parsed.model } : {}),
+    usage: usageFrom(where, { input: [['usage.prompt_tokens', parsed.usage?.prompt_tokens]], output: [['usage.completion_tokens', parsed.usage?.completion_tokens]] }, requireUsage ? 'both' : 'none'),
+    requestIds: requestIds(typeof parsed.id === 'string' ? parsed.id : undefined, headers?.get('x-request-id')),
+    ...(typeof parsed.model === 'string' && parsed.model ? { modelVersion: parsed.model } : {}),
   };
 }
 
@@ -71,7 +75,7 @@ export function openAiChat(options: OpenAiChatOptions): ModelProvider {
     generate: (prompt, generateOptions, signal) =>
       limit(async () => {
         const answer = await requestJson(`${base}/chat/completions`, { method: 'POST', headers, body: chatBody(options.model, prompt, generateOptions, 'max_completion_tokens') }, signal, options);
-        return chatOutput(answer.body, answer.headers);
+        return chatOutput(answer.body, answer.headers, `${base}/chat/completions`, true);
       }),
     check: async (signal) => {
       await requestJson(`${base}/models/${encodeURIComponent(options.model)}`, { method: 'GET', headers }, signal, { ...options, retry: { retries: 1, minDelayMs: 200, maxDelayMs: 1000, maxRetryAfterMs: 2000 } });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FatalProviderError, mayCarryKey, ProviderError, requestIds, requestJson, type HttpOptions } from './http.js';
+import { FatalProviderError, mayCarryKey, ProviderError, quote, requestIds, requestJson, type HttpOptions } from './http.js';
 import { chatBody, chatOutput, OPENAI_BASE_URL, v1Base } from './openai.js';
 import type { GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
@@ -15,7 +15,12 @@ export interface OpenAiBatchOptions extends HttpOptions {
   readonly onBatch?: (batchId: string) => void;
   /** How long the requests of a run are gathered before they go as one batch (default 200 ms after the last). */
   readonly gatherMs?: number;
+  /** The cap on a batch's result file (default BATCH_FILE_CAP_BYTES); one answer's cap is maxAnswerBytes. */
+  readonly maxFileBytes?: number;
 }
+
+/** A result file holds every output of a batch: 50,000 answers of a few kB each fit. */
+export const BATCH_FILE_CAP_BYTES = 256 * 1024 * 1024;
 
 interface Pending {
   readonly id: string;
@@ -70,6 +75,8 @@ export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
   /** Batches this run waits on that have not ended: a cancel of the run cancels them at OpenAI. */
   const open = new Set<string>();
 
+  /** Per custom_id, what its result lines said that the output should carry (a second line for it). */
+  const notes = new Map<string, string>();
   const results = async (batchId: string, signal: AbortSignal): Promise<{ status: BatchStatus; lines: Map<string, BatchLine> }> => {
     let status: BatchStatus;
     open.add(batchId);
@@ -80,15 +87,20 @@ export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
     }
     open.delete(batchId);
     const lines = new Map<string, BatchLine>();
+    const repeated = new Map<string, number>();
     for (const file of [status.output_file_id, status.error_file_id]) {
       if (!file) continue;
-      const text = (await requestJson(`${base}/files/${encodeURIComponent(file)}/content`, { method: 'GET', headers, expect: 'text' }, signal, options)).body as string;
+      const text = (await requestJson(`${base}/files/${encodeURIComponent(file)}/content`, { method: 'GET', headers, expect: 'text' }, signal, { ...options, maxAnswerBytes: options.maxFileBytes ?? BATCH_FILE_CAP_BYTES })).body as string;
       for (const line of text.split('\n')) {
         if (line.trim() === '') continue;
         const parsed = JSON.parse(line) as BatchLine;
-        if (parsed.custom_id) lines.set(parsed.custom_id, parsed);
+        if (!parsed.custom_id) continue;
+        // Each request has one result; a second line for it is a fault of the file: the first stands, and the output says so.
+        if (lines.has(parsed.custom_id)) repeated.set(parsed.custom_id, (repeated.get(parsed.custom_id) ?? 1) + 1);
+        else lines.set(parsed.custom_id, parsed);
       }
     }
+    for (const [id, count] of repeated) notes.set(id, `batch ${batchId} has ${count} result lines for this request (custom_id ${id}); the first was kept`);
     return { status, lines };
   };
 
@@ -100,11 +112,12 @@ export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
     const code = line.response?.status_code ?? 0;
     if (line.error || code < 200 || code >= 300) {
       const body = line.response?.body as { error?: { message?: string } } | undefined;
-      return item.reject(new ProviderError(`batch ${batchId}: ${line.error?.message ?? body?.error?.message ?? `status ${code}`}`, code || undefined, false));
+      return item.reject(new ProviderError(`batch ${batchId}: ${quote(String(line.error?.message ?? body?.error?.message ?? `status ${code}`), options.apiKey)}`, code || undefined, false));
     }
     try {
-      const output = chatOutput(line.response?.body);
-      item.resolve({ ...output, requestIds: requestIds(batchId, line.response?.request_id, ...output.requestIds) });
+      const output = chatOutput(line.response?.body, undefined, `batch ${batchId}`, true);
+      const note = notes.get(item.id);
+      item.resolve({ ...output, requestIds: requestIds(batchId, line.response?.request_id, ...output.requestIds), ...(note ? { notes: [note] } : {}) });
     } catch (error) {
       item.reject(error);
     }

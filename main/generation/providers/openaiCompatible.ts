@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, type HttpOptions } from './http.js';
+import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import { chatBody, chatOutput, v1Base } from './openai.js';
 import type { GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
@@ -21,7 +21,7 @@ interface CompletionAnswer {
   readonly id?: string;
   readonly model?: string;
   readonly choices?: readonly { readonly text?: string; readonly finish_reason?: string | null }[];
-  readonly usage?: { readonly prompt_tokens?: number; readonly completion_tokens?: number };
+  readonly usage?: { readonly prompt_tokens?: unknown; readonly completion_tokens?: unknown };
 }
 
 /**
@@ -77,14 +77,14 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ModelProvide
     };
     const answer = await requestJson(`${base}/completions`, { method: 'POST', headers, body }, signal, options);
     const parsed = answer.body as CompletionAnswer;
-    const choice = parsed.choices?.[0];
-    if (!choice || typeof choice.text !== 'string') throw new Error(`${base}/completions answered without choices[0].text`);
+    const choice = Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
+    if (!choice || typeof choice.text !== 'string') throw new UnusableAnswerError(`${base}/completions answered without choices[0].text`);
     return {
       text: choice.text,
       finish: choice.finish_reason === 'length' ? 'length' : choice.finish_reason === 'stop' || choice.finish_reason == null ? 'stop' : 'other',
-      usage: { inputTokens: parsed.usage?.prompt_tokens ?? 0, outputTokens: parsed.usage?.completion_tokens ?? 0 },
-      requestIds: requestIds(parsed.id, answer.headers.get('x-request-id')),
-      ...(parsed.model ? { modelVersion: parsed.model } : {}),
+      usage: usageFrom(`${base}/completions`, { input: [['usage.prompt_tokens', parsed.usage?.prompt_tokens]], output: [['usage.completion_tokens', parsed.usage?.completion_tokens]] }, 'none'),
+      requestIds: requestIds(typeof parsed.id === 'string' ? parsed.id : undefined, answer.headers.get('x-request-id')),
+      ...(typeof parsed.model === 'string' && parsed.model ? { modelVersion: parsed.model } : {}),
       server: origin,
     };
   };
@@ -99,7 +99,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ModelProvide
         if (prompt.kind === 'completion') return complete(prompt, o, signal);
         const body = { ...chatBody(options.model, prompt, o, 'max_tokens'), ...(o.grammar ? grammarFields(await detect(signal), o.grammar) : {}) };
         const answer = await requestJson(`${base}/chat/completions`, { method: 'POST', headers, body }, signal, options);
-        return { ...chatOutput(answer.body, answer.headers), server: origin };
+        return { ...chatOutput(answer.body, answer.headers, `${base}/chat/completions`, false), server: origin };
       }),
     check: async (signal) => {
       // /v1/models is the one path every OpenAI-compatible server answers (llama-server, vLLM, OpenRouter).

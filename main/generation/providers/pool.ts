@@ -1,4 +1,4 @@
-import { FatalProviderError, ProviderError } from './http.js';
+import { FatalProviderError, ProviderError, UnusableAnswerError } from './http.js';
 import type { ModelProvider, ProviderOutput } from './types.js';
 
 interface Member {
@@ -23,7 +23,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * Several OpenAI-compatible servers (llama-server or vLLM, on one or many machines) as one
  * provider: each request goes to the healthy server with the most free slots (a slot per request
  * it takes at once), so a faster server takes more of the run. A server that fails — refused
- * connection, reset, timeout, 5xx — is left out for a while and the request goes to another;
+ * connection, reset, timeout, 5xx, or an answer that cannot be used — is left out for a while and the request goes to another;
  * a sample fails only when every server has failed it. Each output names its server.
  */
 export function poolProvider(members: readonly ModelProvider[], options: { cooldownMs?: number; now?: () => number } = {}): ModelProvider {
@@ -59,7 +59,8 @@ export function poolProvider(members: readonly ModelProvider[], options: { coold
             member.failures = 0;
             return { ...output, server: member.origin };
           } catch (error) {
-            if (signal.aborted || error instanceof FatalProviderError || (error instanceof ProviderError && !error.retryable)) throw error;
+            // A request the server refused (400) fails on every server; an answer this server could not give usably (not JSON, no text, lying usage, too large, trickling) is asked of another.
+            if (signal.aborted || error instanceof FatalProviderError || (error instanceof ProviderError && !error.retryable && !(error instanceof UnusableAnswerError))) throw error;
             last = error;
             member.failures++;
             member.downUntil = now() + cooldown;

@@ -36,6 +36,9 @@ export const DEFAULT_PRICES: PriceTable = {
   'gemini/gemini-2.0-flash': { input: 0.1, output: 0.4 },
 };
 
+/** A price the spending cap can count with: JSON's 1e999 is Infinity. */
+const validPrice = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
 /** The default table with the user's file over it; a file that cannot be read or parsed is one line of error. */
 export function loadPrices(file: string | undefined): { table: PriceTable; error?: string } {
   if (!file || !fs.existsSync(file)) return { table: DEFAULT_PRICES };
@@ -45,7 +48,7 @@ export function loadPrices(file: string | undefined): { table: PriceTable; error
     const table: Record<string, Price> = { ...DEFAULT_PRICES };
     for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
       const v = value as Partial<Price> | null;
-      if (!v || typeof v.input !== 'number' || typeof v.output !== 'number' || v.input < 0 || v.output < 0) throw new Error(`"${key}" needs {"input": <$ per 1M>, "output": <$ per 1M>}`);
+      if (!v || !validPrice(v.input) || !validPrice(v.output) || (v.batchInput !== undefined && !validPrice(v.batchInput)) || (v.batchOutput !== undefined && !validPrice(v.batchOutput))) throw new Error(`"${key}" needs {"input": <$ per 1M>, "output": <$ per 1M>}`);
       table[key] = { input: v.input, output: v.output, ...(typeof v.batchInput === 'number' ? { batchInput: v.batchInput } : {}), ...(typeof v.batchOutput === 'number' ? { batchOutput: v.batchOutput } : {}) };
     }
     return { table };

@@ -73,6 +73,8 @@ export interface ProviderOutput {
   readonly modelVersion?: string;
   /** Which server answered (a pool), as its origin. */
   readonly server?: string;
+  /** What went wrong around this output without failing it (a batch file with two result lines for it), one line each. */
+  readonly notes?: readonly string[];
 }
 
 export interface ModelProvider {
