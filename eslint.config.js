@@ -1,15 +1,27 @@
-// Lint rules, including the layering of style.md: data flows one way, and each outside
-// dependency has one home (only main/app imports electron, only main/store better-sqlite3).
+// Lint rules, including the layering of style.md: data flows one way, each outside dependency has
+// one home, and an engine stage imports no other stage (the runner composes them).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const restrict = (files, paths, patterns = []) => ({
-  files,
-  rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] },
-});
 const only = (name, home) => ({ name, message: `only ${home} may import ${name}` });
-const STAGES = ['main/openapi/**', 'main/dataset/**', 'main/store/**'];
-const UPWARD = [{ group: ['**/service/**', '**/cli/**', '**/app/**', '**/api/http*', '**/api/ipc*'], message: 'stages and the store do not import the layers above them' }];
+/** Each outside dependency and the one place that may import it. */
+const HOMES = {
+  electron: 'main/app and preload',
+  'better-sqlite3': 'main/store',
+  'node-llama-cpp': 'the local model (main/generation) and its synthesis provider (main/synthesis/local.ts)',
+  'isolated-vm': 'the sandbox (main/execution)',
+  '@google/genai': 'its provider (main/synthesis/gemini.ts)',
+};
+/** The homes' restrictions, less those a zone is the home of. */
+const libraries = (...allowed) => Object.entries(HOMES).filter(([name]) => !allowed.includes(name)).map(([name, home]) => only(name, home));
+
+const UPPER = ['service', 'cli', 'app'];
+const ENGINE = ['dataset', 'prompt', 'retrieval', 'constraints', 'generation', 'execution', 'scoring', 'runner', 'store', 'synthesis'];
+/** Import patterns of the given folders of main/ (a file's own folder never appears in its relative imports). */
+const folders = (names, message) => [{ group: names.map((n) => `**/${n}/**`), message }, { group: ['**/api/http*', '**/api/ipc*'], message: 'the engine does not import the transports' }];
+const layer = (files, allowed, patterns = []) => ({ files, rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: libraries(...allowed), patterns }] } });
+/** An engine stage reads the domain's types (api/), the spec model (openapi/) and GGUF (gguf/), never another stage. */
+const STAGE = (stage) => folders([...ENGINE.filter((s) => s !== stage), ...UPPER], `an engine stage imports no other stage (the runner composes them): main/${stage}`);
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'scratch/**', 'test-results/**', 'datasets/demo-runs/**' /* model output kept as written, mistakes included */] },
@@ -22,17 +34,31 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
   },
-  restrict(['main/**/*.ts', 'preload/**', 'renderer/**', 'bin/**', 'test/**', 'bench/**'], [only('electron', 'main/app and preload'), only('better-sqlite3', 'main/store')]),
-  { files: ['main/app/**', 'preload/**'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [only('better-sqlite3', 'main/store')] }] } },
-  { files: ['main/store/**'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [only('electron', 'main/app')], patterns: UPWARD }] } },
-  restrict(STAGES.filter((s) => s !== 'main/store/**'), [only('electron', 'main/app'), only('better-sqlite3', 'main/store')], UPWARD),
+  // Tests and benchmarks may drive any library, but never the Electron shell's or the store's directly.
+  { files: ['test/**', 'bench/**', 'bin/**'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [only('electron', HOMES.electron), only('better-sqlite3', HOMES['better-sqlite3'])] }] } },
+  layer(['main/**/*.ts'], []),
+  layer(['main/app/**', 'preload/**'], ['electron']),
+  layer(['main/store/**'], ['better-sqlite3'], folders(UPPER, 'the store does not import the layers above it')),
+  // The foundations: the spec model and GGUF import no stage.
+  layer(['main/openapi/**', 'main/gguf/**'], [], folders([...ENGINE, ...UPPER], 'the spec model and GGUF import no stage')),
+  ...['dataset', 'prompt', 'retrieval', 'constraints', 'scoring'].map((stage) => layer([`main/${stage}/**`], [], STAGE(stage))),
+  layer(['main/execution/**'], ['isolated-vm'], STAGE('execution')),
+  // generation reads the constraint and the prompt types (its local decoder masks tokens by the one,
+  // a grammar server takes the GBNF, a chat template the messages): the runner does not yet hand
+  // them in (issue 35, left); it imports no other stage.
+  layer(['main/generation/**'], ['node-llama-cpp'], folders([...ENGINE.filter((s) => !['generation', 'constraints', 'prompt'].includes(s)), ...UPPER], 'generation imports no stage but the constraint and the prompt (issue 35)')),
+  layer(['main/synthesis/**'], [], folders(UPPER, 'synthesis does not import the layers above it')),
+  layer(['main/synthesis/local.ts'], ['node-llama-cpp'], folders(UPPER, 'synthesis does not import the layers above it')),
+  layer(['main/synthesis/gemini.ts'], ['@google/genai'], folders(UPPER, 'synthesis does not import the layers above it')),
+  // A test beside its code drives it through its real parts, other stages included.
+  { files: ['main/**/*.test.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [only('electron', HOMES.electron), only('better-sqlite3', HOMES['better-sqlite3'])] }] } },
   {
     files: ['renderer/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [only('electron', 'main/app'), only('better-sqlite3', 'main/store')],
+          paths: libraries(),
           patterns: [
             {
               regex: '^(\\.\\./)+main/(?!api/(contract|schemas|constants|fetchClient)\\.js$)',
