@@ -166,12 +166,12 @@ export function ModelsPage(): React.JSX.Element {
             <thead>
               <tr>
                 <th>Name</th>
-                <th style={{ width: 110 }}>Architecture</th>
+                <th style={{ width: 118 }}>Architecture</th>
                 <th style={{ width: 80 }}>Params</th>
-                <th style={{ width: 110 }}>Quantisation</th>
+                <th style={{ width: 118 }}>Quantisation</th>
                 <th style={{ width: 80 }}>Size</th>
                 <th style={{ width: 80 }}>Context</th>
-                <th style={{ width: 70 }}>Chat</th>
+                <th style={{ width: 86 }}>Chat</th>
                 <th style={{ width: 260 }}>Fits</th>
                 <th style={{ width: 120 }}>Added</th>
                 <th style={{ width: 90 }} />

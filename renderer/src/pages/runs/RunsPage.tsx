@@ -30,7 +30,7 @@ export function RunsPage(): React.JSX.Element {
       column.display({
         id: 'pick',
         header: '',
-        size: 30,
+        size: 28,
         enableSorting: false,
         cell: ({ row }) => (
           <input
@@ -42,14 +42,14 @@ export function RunsPage(): React.JSX.Element {
           />
         ),
       }),
-      column.accessor('id', { header: '#', size: 44 }),
-      column.accessor((r) => r.model ?? (r.kind === 'generation' ? 'remote' : r.kind), { id: 'model', header: 'Model', size: 140, cell: ({ getValue }) => <span title={getValue()}>{getValue()}</span> }),
+      column.accessor('id', { header: '#', size: 48 }),
+      column.accessor((r) => r.model ?? (r.kind === 'generation' ? 'remote' : r.kind), { id: 'model', header: 'Model', size: 120, cell: ({ getValue }) => <span title={getValue()}>{getValue()}</span> }),
       column.accessor('dataset', {
         header: 'Dataset',
-        size: 110,
+        size: 84,
         cell: ({ row }) => (
           <>
-            {row.original.dataset}
+            <span title={row.original.dataset}>{row.original.dataset}</span>
             {row.original.datasetChanged && (
               <span className="badge flagged" title="the dataset was edited after this run took its samples">
                 {' '}
@@ -59,12 +59,12 @@ export function RunsPage(): React.JSX.Element {
           </>
         ),
       }),
-      column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 64 }),
-      column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 90 }),
-      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 88 }),
+      column.accessor((r) => (r.setup === 'full' ? 'full' : r.setup === 'argument' ? 'argument' : (r.setup ?? '–')), { id: 'setup', header: 'Setup', size: 60 }),
+      column.accessor((r) => r.setting ?? '–', { id: 'setting', header: 'Setting', size: 122 }),
+      column.accessor((r) => r.knowledge ?? '–', { id: 'knowledge', header: 'Knowledge', size: 100 }),
       column.accessor('status', {
         header: 'Status',
-        size: 210,
+        size: 200,
         cell: ({ row }) => (
           <div className="status-cell">
             <span className={`status s-${row.original.status}`}>{runStatusText(row.original)}</span>
@@ -87,7 +87,7 @@ export function RunsPage(): React.JSX.Element {
       column.accessor((r) => (r.illegalOf?.n === 0 ? -1 : (r.illegal ?? -1)), {
         id: 'illegal',
         header: 'Illegal (e)',
-        size: 100,
+        size: 96,
         cell: ({ row }) => (
           <>
             <Rate value={row.original.illegal} of={row.original.illegalOf} />
@@ -95,7 +95,7 @@ export function RunsPage(): React.JSX.Element {
           </>
         ),
       }),
-      column.accessor('createdAt', { header: 'Date', size: 136, cell: ({ getValue }) => when(getValue()) }),
+      column.accessor('createdAt', { header: 'Date', size: 140, cell: ({ getValue }) => when(getValue()) }),
       column.display({ id: 'actions', header: '', size: 100, cell: ({ row }) => <RunActions run={row.original} /> }),
     ],
     [chosen],
@@ -136,7 +136,9 @@ export function RunsPage(): React.JSX.Element {
               {table.getRowModel().rows.map((row) => (
                 <tr key={row.id} data-run-id={row.original.id} className={row.original.id === focused ? 'selected' : undefined} onClick={() => void navigate(`/runs/${row.original.id}`)}>
                   {row.getVisibleCells().map((cell) => (
-                    <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
+                    <td key={cell.id} className={cell.column.id === 'status' ? 'status-col' : undefined}>
+                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                    </td>
                   ))}
                 </tr>
               ))}
