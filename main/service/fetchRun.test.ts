@@ -54,6 +54,9 @@ describe('a run with the fetch client', () => {
         expect(detail.sample_verdict).toBe('correct');
         expect(detail.code).toContain('fetch(');
         expect(detail.code).not.toContain('axios');
+        // The inspector cuts the call as the run did, by the run's setup (its client): the fetch call is the one highlighted.
+        expect(detail.callRange).not.toBeNull();
+        expect(detail.code.slice(...detail.callRange!)).toMatch(/^fetch\(/);
       }
 
       await expect(client.startRun({ datasetId, model, subset, client: 'fetch', setting: 'constrained' })).rejects.toThrow(/^constrained decoding covers Axios calls only/);

@@ -4,7 +4,6 @@ import { DEFAULT_REPAIR_ROUNDS, type RunProgressValue, type RunStatus } from '..
 import { createExecutor } from '../execution/index.js';
 import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import type { CompletionMode } from '../prompt/index.js';
 import { executeRun, type RunProgress, type RunSample } from '../runner/index.js';
 import type { Store } from '../store/index.js';
 import type { RunRepository, RunRow } from '../store/runs.js';
@@ -14,6 +13,7 @@ import { providerBackend } from '../generation/providers/backend.js';
 import type { PriceTable } from '../generation/providers/prices.js';
 import { environmentKeys } from './apiKeys.js';
 import type { RunResults } from './runResults.js';
+import { runSetupOptions } from './runPlan.js';
 
 export interface JobsContext {
   readonly store: Store;
@@ -271,13 +271,14 @@ export class RunJobs {
       const manifest = { ...(run.manifest ?? {}), ...backend.manifest };
       this.ctx.runs.setManifest(runId, manifest);
       await using executor = createExecutor({ timeoutMs: 1000 });
+      const setup = runSetupOptions(run.settings);
       const result = await executeRun({
         store: this.ctx.store,
         backend,
         executor,
         samples,
         specs,
-        plan: { mode: run.settings['setup'] as CompletionMode, promptStyle: run.settings['prompt'] === 'chat' ? 'chat' : 'completion', n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(run.settings), client: run.settings['client'] === 'fetch' ? 'fetch' : 'axios' },
+        plan: { mode: setup.mode, promptStyle: setup.style, client: setup.client, n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(run.settings) },
         resume: runId,
         retryErrors,
         signal: controller.signal,

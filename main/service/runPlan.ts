@@ -4,7 +4,7 @@ import { WapiiError } from '../api/result.js';
 import type { Sample } from '../api/schemas.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { mulberry32 } from '../scoring/index.js';
-import { parseKnowledge, promptFor, PROMPT_TEMPLATE_HASH, type KnowledgeCondition } from '../prompt/index.js';
+import { parseKnowledge, promptFor, PROMPT_TEMPLATE_HASH, setupFor, setupSampleOf, type CompletionMode, type HttpClient, type KnowledgeCondition, type PromptStyle, type Setup } from '../prompt/index.js';
 import { withKnowledge } from '../runner/index.js';
 import { sha256 } from '../store/index.js';
 import type { RunInput, RunRow } from '../store/runs.js';
@@ -264,14 +264,29 @@ export function contextFit(longest: { sampleId: string; position: number; tokens
 }
 
 export function assertRunnable(input: StartRunInput): void {
+  // The constraint language and its GBNF describe Axios calls only (constraints.md): whatever the model, first.
+  if (input.client === 'fetch' && input.setting === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
   // Constrained decoding needs the logits (a local model) or a server that enforces a grammar (OpenAI-compatible, as llama.cpp's).
   if ('provider' in input.model && input.setting === 'constrained' && input.model.provider.name !== 'openai-compatible') {
     throw new WapiiError('bad_input', `${input.model.provider.name} exposes no logits: constrained needs a local model or a grammar server`);
   }
-  // The constraint language and its GBNF describe Axios calls only (constraints.md).
-  if (input.client === 'fetch' && input.setting === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
   if ('remote' in input.model && input.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');
   if ('remote' in input.model && input.setting === 'constrained' && input.setup !== 'full') {
     throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: choose the full setup');
   }
+}
+
+/** How a stored run gave its samples to the model: its setup's mode, prompt style and client, read from its settings in one place. */
+export interface RunSetupOptions {
+  readonly mode: CompletionMode;
+  readonly style: PromptStyle;
+  readonly client: HttpClient;
+}
+export function runSetupOptions(settings: Readonly<Record<string, unknown>>): RunSetupOptions {
+  return { mode: settings['setup'] === 'argument' ? 'argument' : 'full', style: settings['prompt'] === 'chat' ? 'chat' : 'completion', client: settings['client'] === 'fetch' ? 'fetch' : 'axios' };
+}
+
+/** A run sample's Setup, as the runner built it (runner/run.ts): the inspector cuts the call with the same one. */
+export function runSampleSetup(sample: Parameters<typeof setupSampleOf>[0], options: RunSetupOptions): Setup {
+  return setupFor(setupSampleOf(sample), options.mode, { style: options.style, client: options.client });
 }

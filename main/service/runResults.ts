@@ -3,7 +3,6 @@ import type { CompareResult, RunDetail, RunSampleDetail, RunSampleFilter, RunSam
 import { WapiiError } from '../api/result.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { extractInvocation } from '../execution/index.js';
-import { setupFor, setupSampleOf } from '../prompt/index.js';
 import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import {
   BOOTSTRAP,
@@ -24,6 +23,7 @@ import {
 import type { OutputRow, RunInput, RunRepository, RunRow } from '../store/runs.js';
 import { definedValue, exportRunFiles } from './runExport.js';
 import { outputFailures, runFailures } from './runFailures.js';
+import { runSampleSetup, runSetupOptions } from './runPlan.js';
 
 /** One output of a run as the result pages filter and sort it, built once per run and cached. */
 interface IndexedOutput {
@@ -325,10 +325,9 @@ export class RunResults {
     const extraction = JSON.parse(stored.extraction) as { rule: string; call: string } | { error: string };
     const execution = stored.execution === null ? null : (JSON.parse(stored.execution) as { console?: string[]; error?: { kind: string; message: string } });
     const generation = stored.generation === null ? null : (JSON.parse(stored.generation) as Record<string, unknown>);
-    // The stored extraction keeps the call, not its offsets; cutting again (a pure function) gives them.
-    // A sample with its own starter is cut as its setup says (the call after the starter's own code).
-    const own = inputRow ? setupSampleOf(inputRow) : undefined;
-    const cut = extractInvocation(stored.code, own?.starter_code !== undefined ? setupFor(own, 'full') : undefined);
+    // The stored extraction keeps the call, not its offsets; cutting again (a pure function) with the
+    // setup the run gave the sample (its mode, client and own starter) gives them.
+    const cut = extractInvocation(stored.code, inputRow ? runSampleSetup(inputRow, runSetupOptions(run.settings)) : undefined);
     const callRange: [number, number] | null = 'call' in extraction && cut.status === 'ok' ? [cut.start, cut.call.endsWith(`${cut.rule}\n`) ? cut.cut + cut.rule.length : cut.cut] : null;
     const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
     const scorer = stored.error === null ? (JSON.parse(stored.verdict) as Verdict | null) : null;
