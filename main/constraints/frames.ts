@@ -469,7 +469,8 @@ export class StringFrame implements Frame {
   }
   completion(): string {
     if (this.closed) return '';
-    if (this.escape) return 'n' + this.quote;
+    // `\n` is a control character a header value cannot hold; `\t` is a tab, which it can.
+    if (this.escape) return (this.header ? 't' : 'n') + this.quote;
     if (this.text === '$' && !this.options) return this.quote;
     if (this.options) return ([...this.options].filter((o) => o.startsWith(this.text)).sort((a, b) => a.length - b.length)[0] ?? this.text).slice(this.text.length) + this.quote;
     return this.quote;
