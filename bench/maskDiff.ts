@@ -39,7 +39,7 @@ function utf8Prefix(bytes: Uint8Array): boolean {
  * rule explains is "unexplained", with the frames of our state, so it can be looked into.
  */
 const REASONS = {
-  partialInString: 'XGrammar reads bytes: a token of part of a character may begin or end one inside a string or free text; ours allow only whole UTF-8 text inside an invocation (a character is checked whole)',
+  partialInString: 'XGrammar reads bytes: a token of part of a character may begin or end one wherever its grammar takes a character beyond ASCII; ours take such a token inside an invocation only where the state takes a character its bytes can still become (a string\'s contents; see TokenConstraint), and check that character whole once finished',
   badBytesFree: 'free text after the call: ours allow any bytes there; XGrammar reads the GBNF `rest` as UTF-8 and refuses bytes that cannot begin a character (continuation bytes alone, 0xC0/0xC1, 0xF5-0xFF)',
   controlAsText: 'control tokens (`<|im_start|>`, `<|im_end|>`): XGrammar was given their spelling and reads it as text a string may hold; ours never write a control token inside an invocation',
   nulFree: 'NUL in the free text: the GBNF writes free text as `[^\\x00]*`; ours allow any character after the call',
@@ -61,8 +61,9 @@ export interface DiffTally {
 
 /**
  * Our masks against XGrammar's, bit for bit, with each differing token put in a kind: XGrammar
- * allows or refuses partial UTF-8 and control tokens by rules of its own (ours allow them only
- * where the invocation is complete), so those are counted apart from whole-text tokens, whose
+ * allows or refuses partial UTF-8 and control tokens by rules of its own (ours allow control
+ * tokens only where the invocation is complete, and partial UTF-8 there or where a string can
+ * take the character it begins), so those are counted apart from whole-text tokens, whose
  * differences are the languages' and are listed with examples.
  */
 export class MaskDiff {

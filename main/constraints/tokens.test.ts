@@ -6,7 +6,7 @@ import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { seededRandom } from '../../test/support/random.js';
 import { allowedTokens, hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
-import { automatonLimits, ConstraintMatcher, hasBit, preparedTokenIndex, readAhead, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
+import { automatonLimits, ConstraintMatcher, decodeTokens, hasBit, preparedTokenIndex, readAhead, restoreTokenIndex, serializeTokenIndex, TokenConstraint, tokenBytes, tokenIndex, vocabularyFromGguf, type Vocabulary } from './index.js';
 
 // A spec object of its own per constraint: each compiles to its own language, with its own automaton.
 async function harbor(): Promise<ApiSpec> {
@@ -73,6 +73,104 @@ describe.runIf(hasVocabBundle)('the token masks\' automaton', () => {
       expect(wrong.map((id) => vocabulary.text[id]), JSON.stringify(place)).toEqual([]);
       expect(allowedTokens(mask).length, JSON.stringify(place)).toBeGreaterThan(0);
     }
+  });
+});
+
+const BASE = 'https://api.harbor.example/v2';
+
+/** Each byte's token of its own (byte-level and byte-fallback vocabularies have all 256). */
+function byteTokens(vocabulary: Vocabulary): number[] {
+  const tokens: number[] = [];
+  vocabulary.text.forEach((_, id) => {
+    const bytes = tokenBytes(vocabulary, id);
+    if (bytes.length === 1 && tokens[bytes[0]!] === undefined) tokens[bytes[0]!] = id;
+  });
+  return tokens;
+}
+
+/** The first code point of [from, to] that no token's text holds: the vocabulary writes it only in bytes. */
+function spelledInBytes(vocabulary: Vocabulary, from: number, to: number): string {
+  const held = new Set<number>();
+  for (const text of vocabulary.text) if (text) for (const ch of text) held.add(ch.codePointAt(0)!);
+  for (let cp = from; cp <= to; cp++) if (!held.has(cp)) return String.fromCodePoint(cp);
+  throw new Error(`every code point of ${from.toString(16)}-${to.toString(16)} is in a token`);
+}
+
+describe.runIf(hasVocabBundle)('characters a vocabulary spells only in bytes', () => {
+  it.each(['qwen2', 'llama-spm'] as const)('%s: a string takes them byte by byte, where a character can still come; nothing else does', async (name) => {
+    const vocabulary = vocabularyFromGguf(fs.readFileSync(vocabFile(name)));
+    const bytes = byteTokens(vocabulary);
+    // A rare CJK character and an emoji (four bytes) that no token holds.
+    const value = spelledInBytes(vocabulary, 0x9c00, 0x9fff) + spelledInBytes(vocabulary, 0x1f300, 0x1faff);
+    const spelled = [...new TextEncoder().encode(value)].map((b) => bytes[b]!);
+    expect(spelled.every((id) => id !== undefined && vocabulary.text[id] === null)).toBe(true);
+    const tokens = new TokenConstraint(vocabulary, ConstraintMatcher.create(await harbor(), ['axios', 'token', 'id']));
+    /** The mask says what check says, token by token. */
+    const agrees = (where: string): void => {
+      const mask = tokens.mask();
+      const wrong = vocabulary.text.map((_, id) => id).filter((id) => tokens.check(id) !== hasBit(mask, id));
+      expect(wrong.slice(0, 5), where).toEqual([]);
+    };
+    const at = (text: string): void => {
+      tokens.reset();
+      expect(tokens.state.feed(STARTER + text).ok, text).toBe(true);
+    };
+
+    // A plain string's contents: the value byte by byte, its characters held until finished.
+    const start = `axios.get('${BASE}/shipments', { params: { carrier: 'a`;
+    at(start);
+    agrees('a string');
+    for (const [i, id] of spelled.entries()) {
+      expect(hasBit(tokens.mask(), id), `byte ${i}`).toBe(true);
+      expect(tokens.advance(id), `byte ${i}`).toBe(true);
+      const finished = i === 2 || i === spelled.length - 1;
+      expect(tokens.pendingBytes.length > 0, `byte ${i}`).toBe(!finished);
+      if (i === 0 || i === 3 || i === 4) agrees(`after byte ${i}`);
+    }
+    const written = [...spelled];
+    // Then the string closes and the call goes on, a character's token at a time.
+    const rest = "' } });";
+    for (const ch of rest) {
+      const id = vocabulary.text.indexOf(ch);
+      expect(tokens.advance(id), ch).toBe(true);
+      written.push(id);
+    }
+    expect(tokens.state.isComplete()).toBe(true);
+    // What the tokens decode to is what the matcher read.
+    expect(decodeTokens(vocabulary, written)).toBe(value + rest);
+
+    // A character begun takes only its own continuation bytes: no end, no text, no other lead byte, no byte it cannot take.
+    at(start);
+    expect(tokens.advance(bytes[0xf0]!)).toBe(true);
+    expect(tokens.check(bytes[0x80]!)).toBe(false); // F0 80 would be an overlong form
+    expect(tokens.check(bytes[0x9f]!)).toBe(true);
+    for (const refused of [vocabulary.eos[0]!, vocabulary.text.indexOf("'"), bytes[0x41]!, bytes[0xe9]!]) expect(tokens.check(refused)).toBe(false);
+    agrees('F0 held');
+
+    // Bytes that begin no character are refused in a string, and so is a lone continuation byte.
+    at(start);
+    for (const b of [0x80, 0xbf, 0xc0, 0xc1, 0xf5, 0xff]) expect(tokens.check(bytes[b]!), `0x${b.toString(16)}`).toBe(false);
+
+    // A header value takes what Node sends: U+0080-U+00FF (lead bytes C2, C3), nothing past it.
+    at(`axios.get('${BASE}/shipments', { headers: { Authorization: 'Bearer `);
+    agrees('a header value');
+    expect(tokens.check(bytes[0xc3]!)).toBe(true);
+    for (const b of [0xc4, 0xdf, 0xe9, 0xf0]) expect(tokens.check(bytes[b]!), `0x${b.toString(16)}`).toBe(false);
+    expect(tokens.advance(bytes[0xc3]!)).toBe(true);
+    agrees('C3 held in a header value');
+    expect(tokens.advance(bytes[0xa9]!)).toBe(true);
+    expect(tokens.pendingBytes.length).toBe(0);
+    expect(tokens.state.feed("' } });").ok).toBe(true);
+
+    // Outside a string no character can come that they could begin: a key, a value's start, a URL.
+    for (const place of [`axios.post('${BASE}/warehouses', { `, `axios.post('${BASE}/warehouses', { name: `, `axios.post('${BASE}/ware`]) {
+      at(place);
+      const mask = tokens.mask();
+      for (const b of [0xc3, 0xe9, 0xf0]) expect(hasBit(mask, bytes[b]!), `${place} 0x${b.toString(16)}`).toBe(false);
+    }
+    // Free text before the call takes any bytes, as before.
+    at('');
+    for (const b of [0x80, 0xc3, 0xe9, 0xff]) expect(tokens.check(bytes[b]!)).toBe(true);
   });
 });
 

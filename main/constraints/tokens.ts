@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { allClasses, type AsciiSet, type CharClass, type WsFrame } from './frames.js';
 import type { ConstraintMatcher, StateKey } from './matcher.js';
 import { StateTable } from './stateTable.js';
+import { finish, isUnfinished, piecesOf, rangeOf, sequenceLength, someCodePoint, type Piece } from './utf8.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /**
@@ -522,6 +523,8 @@ interface Known {
   wsLoop: boolean | undefined;
   /** Inside whitespace between tokens: the run, and the state below it (see ConstraintMatcher.whitespace, walkUnder). */
   readonly ws: { readonly frame: WsFrame; readonly under: Known } | undefined;
+  /** Whether an unfinished character may follow, by the range it can still become (see TokenConstraint.takesTail). */
+  tails: Map<number, boolean> | undefined;
 }
 
 /**
@@ -620,12 +623,78 @@ function emptyAutomaton(max = automatonLimits.max): Automaton {
 }
 
 /**
+ * A vocabulary's partial tokens (see Piece) as the masks take them: those with no leading
+ * continuation bytes grouped by their whole characters (`groups`: qwen2's 1,255 in 71), which a
+ * mask walks once per group; those that go on with a character begun (`leads`).
+ */
+interface PieceIndex {
+  readonly byId: ReadonlyMap<number, Piece>;
+  readonly groups: readonly PieceGroup[];
+  readonly leads: readonly Piece[];
+  /**
+   * Per stable class (a string's contents): the tokens of every group whose characters it takes
+   * (they lead back to the state) and whose tail it takes, at once, and the groups with a
+   * character it does not take, to walk. A first-time mask inside a string walked 71 groups.
+   */
+  readonly inLoop: Map<string, { readonly taken: Int32Array; readonly exiting: readonly PieceGroup[] }>;
+}
+interface PieceGroup {
+  readonly chars: string;
+  /** True when its first character is ASCII: the only groups a state that takes no other may allow. */
+  readonly ascii: boolean;
+  readonly pieces: readonly Piece[];
+  /** Per character class: the group's tokens whose tail it takes (any state it is open in takes them), and the rest. */
+  readonly byClass: Map<string, { readonly taken: Int32Array; readonly rest: readonly Piece[] }>;
+}
+const PIECES = new WeakMap<TokenIndex, PieceIndex>();
+function pieceIndex(index: TokenIndex): PieceIndex {
+  let known = PIECES.get(index);
+  if (known) return known;
+  const pieces = piecesOf(index.vocabulary, index.partial);
+  const groups = new Map<string, Piece[]>();
+  for (const piece of pieces) {
+    if (piece.lead.length > 0) continue;
+    const group = groups.get(piece.chars);
+    if (group) group.push(piece);
+    else groups.set(piece.chars, [piece]);
+  }
+  known = {
+    byId: new Map(pieces.map((p) => [p.id, p])),
+    groups: [...groups].map(([chars, list]) => ({ chars, ascii: chars !== '' && chars.charCodeAt(0) < 128, pieces: list, byClass: new Map() })),
+    leads: pieces.filter((p) => p.lead.length > 0),
+    inLoop: new Map(),
+  };
+  PIECES.set(index, known);
+  return known;
+}
+
+/** Whether a character outside `exits` lies in a range (see someCodePoint), kept per exit test: a class's exits never change. */
+const rangesTaken = new WeakMap<(c: string) => boolean, Map<number, boolean>>();
+function exitsTake(exits: (c: string) => boolean, lo: number, hi: number): boolean {
+  let known = rangesTaken.get(exits);
+  if (!known) rangesTaken.set(exits, (known = new Map()));
+  const key = lo * 0x200000 + hi;
+  let takes = known.get(key);
+  if (takes === undefined) known.set(key, (takes = someCodePoint(lo, hi, (c) => !exits(c))));
+  return takes;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/**
  * Token-level view of a character matcher: `check` for the fast path (is the model's own pick
  * allowed?), `mask` for the full set of allowed tokens as a bitmask. End of generation is allowed
- * only when no invocation is open; tokens that are not whole UTF-8 text are allowed only there too.
+ * only when no invocation is open. A token that is not whole UTF-8 text is allowed there as
+ * well (its bytes are not read); inside an invocation it is read as UTF-8 (see Piece): its
+ * whole characters go to the matcher, and a character it leaves unfinished is held here
+ * (`pendingBytes`) until tokens of its remaining bytes finish it, allowed only where the state
+ * takes a character those bytes can still become (a string's contents: any character beyond
+ * ASCII in a plain one, U+0080-U+00FF in a header value's). So a value can hold a character the
+ * vocabulary spells only in bytes, and the text the tokens decode to is what the matcher read.
  */
 export class TokenConstraint {
   private readonly index: TokenIndex;
+  private readonly pieces: PieceIndex;
   private readonly masks = new Map<StateKey, Uint32Array>();
   /** Where masks are kept (see newMask), and how many of their places are taken. */
   private readonly chunks: Uint32Array[] = [];
@@ -634,17 +703,21 @@ export class TokenConstraint {
   private readonly automaton: Automaton;
 
   private readonly start: ConstraintMatcher;
+  /** The bytes of a character a token began and none has finished yet (see the class comment), empty when none. */
+  private held: Uint8Array = NO_BYTES;
   /**
-   * The matcher a check fed its allowed token to, with the state (matcher and offset) it started
-   * from: `advance` of that token takes it instead of feeding the token twice more.
+   * The matcher a check fed its allowed token to, with the state (matcher, offset, held bytes) it
+   * started from and the bytes held after it: `advance` of that token takes it instead of
+   * feeding the token twice more.
    */
-  private checked: { token: number; from: ConstraintMatcher; offset: number; after: ConstraintMatcher } | undefined;
+  private checked: { token: number; from: ConstraintMatcher; offset: number; held: Uint8Array; after: ConstraintMatcher; heldAfter: Uint8Array } | undefined;
 
   constructor(
     vocabulary: Vocabulary,
     private matcher: ConstraintMatcher,
   ) {
     this.index = tokenIndex(vocabulary);
+    this.pieces = pieceIndex(this.index);
     this.start = matcher.clone();
     this.automaton = matcher.language.automaton ??= emptyAutomaton();
     this.readyMasks();
@@ -653,6 +726,7 @@ export class TokenConstraint {
   /** Back to the matcher it was made with, keeping the memoised masks (one per API in a run). */
   reset(): void {
     this.matcher = this.start.clone();
+    this.held = NO_BYTES;
     this.checked = undefined;
     this.readyMasks();
   }
@@ -664,7 +738,21 @@ export class TokenConstraint {
 
   /** True when the current state's mask is memoised. */
   memoised(): boolean {
-    return this.masks.has(this.matcher.stateKey());
+    return this.masks.has(this.maskKey(this.matcher.stateKey()));
+  }
+
+  /** The memo's key of the current state: the matcher's, and the bytes held (see pendingBytes). */
+  private maskKey(key: StateKey): StateKey {
+    return this.held.length === 0 ? key : `${key}+${this.held.join('.')}`;
+  }
+
+  /**
+   * The bytes of a character that the tokens so far began and did not finish (empty when none):
+   * only tokens that go on with it are allowed next. The matcher (`state`) has read the text
+   * before it; feeding the matcher from outside meanwhile would put text inside the character.
+   */
+  get pendingBytes(): Uint8Array {
+    return this.held;
   }
 
   get vocabularySize(): number {
@@ -677,26 +765,45 @@ export class TokenConstraint {
 
   check(token: number): boolean {
     const vocabulary = this.index.vocabulary;
-    if (vocabulary.eos.includes(token)) return this.matcher.isComplete();
+    const held = this.held;
+    if (vocabulary.eos.includes(token)) return held.length === 0 && this.matcher.isComplete();
     const text = vocabulary.text[token];
     if (text === undefined) return false;
-    if (text === null || text === '') return this.matcher.isComplete() && !this.matcher.pending;
+    if (text === null || text === '') return (held.length === 0 && this.matcher.isComplete() && !this.matcher.pending) || this.checkPiece(token);
+    // Whole text never goes on with a character begun: its first byte is no continuation byte.
+    if (held.length > 0) return false;
     const copy = this.matcher.clone();
     if (!copy.feed(text).ok) return false;
-    this.checked = { token, from: this.matcher, offset: this.matcher.offset, after: copy };
+    this.checked = { token, from: this.matcher, offset: this.matcher.offset, held, after: copy, heldAfter: NO_BYTES };
+    return true;
+  }
+
+  /** check of a token that is not whole text, inside an invocation (see the class comment): decided as the mask decides it. */
+  private checkPiece(token: number): boolean {
+    const piece = this.pieces.byId.get(token);
+    if (!piece) return false;
+    const held = this.held;
+    const heldAfter = this.pieceFrom(this.automaton.states[this.intern(this.matcher.clone()) - 1]!, held, piece);
+    if (!heldAfter) return false;
+    const finished = held.length > 0 && piece.lead.length === sequenceLength(held[0]!) - held.length ? finish(held, piece.lead)! : '';
+    const copy = this.matcher.clone();
+    if (!copy.feed(finished + piece.chars).ok) throw new Error('bug: the matcher refused the characters of a token its automaton took');
+    this.checked = { token, from: this.matcher, offset: this.matcher.offset, held, after: copy, heldAfter };
     return true;
   }
 
   /** Appends a token; returns false (and changes nothing) when it is not allowed. */
   advance(token: number): boolean {
-    let after = this.checkedAfter(token);
-    if (!after) {
+    let checked = this.checkedFor(token);
+    if (!checked) {
       if (!this.check(token)) return false;
-      after = this.checkedAfter(token);
+      checked = this.checkedFor(token);
     }
     this.checked = undefined;
-    if (after) this.matcher = after;
-    else {
+    if (checked) {
+      this.matcher = checked.after;
+      this.held = checked.heldAfter;
+    } else {
       // End of generation and tokens that are not whole text are allowed without a copy (see check).
       const text = this.index.vocabulary.text[token];
       if (text) this.matcher.feed(text);
@@ -704,11 +811,11 @@ export class TokenConstraint {
     return true;
   }
 
-  /** The state the last allowed check fed `token` to, when it started from the present state. */
-  private checkedAfter(token: number): ConstraintMatcher | undefined {
+  /** What the last allowed check of `token` led to, when it started from the present state. */
+  private checkedFor(token: number): TokenConstraint['checked'] {
     const c = this.checked;
     // The matcher can be fed from outside (`state`), so its offset must be the checked one too.
-    return c && c.token === token && c.from === this.matcher && c.offset === this.matcher.offset ? c.after : undefined;
+    return c && c.token === token && c.from === this.matcher && c.offset === this.matcher.offset && c.held === this.held ? c : undefined;
   }
 
   /**
@@ -720,7 +827,8 @@ export class TokenConstraint {
    * 150,000 tokens character by character.
    */
   mask(): Uint32Array {
-    const key = this.matcher.stateKey();
+    const stateKey = this.matcher.stateKey();
+    const key = this.maskKey(stateKey);
     const cached = this.masks.get(key);
     if (cached) {
       // Most recently used last (see newMask).
@@ -741,13 +849,180 @@ export class TokenConstraint {
       automaton.asciiSets = new Map();
       this.matcher.language.stacks.renew();
     }
-    this.walkRoot(this.automaton.states[this.intern(this.matcher.clone(), key) - 1]!, mask);
-    if (this.matcher.isComplete()) {
-      for (const id of this.index.vocabulary.eos) setBit(mask, id);
-      if (!this.matcher.pending) for (const id of this.index.partial) setBit(mask, id);
+    const root = this.automaton.states[this.intern(this.matcher.clone(), stateKey) - 1]!;
+    if (this.held.length > 0) {
+      // Only the rest of the character begun: tokens of continuation bytes.
+      for (const piece of this.pieces.leads) if (this.pieceFrom(root, this.held, piece)) setBit(mask, piece.id);
+    } else {
+      this.walkRoot(root, mask);
+      const free = this.matcher.isComplete();
+      if (free) for (const id of this.index.vocabulary.eos) setBit(mask, id);
+      if (free && !this.matcher.pending) for (const id of this.index.partial) setBit(mask, id);
+      else this.allowPieces(root, mask);
     }
     this.masks.set(key, mask);
     return mask;
+  }
+
+  /**
+   * Allows the partial tokens that begin a character from a state (no bytes held): each group's
+   * whole characters walked once, then its tokens' tails. Where the state after them has an open
+   * class, the tails that class takes are allowed without a look (a string's contents take any
+   * character beyond ASCII: a thousand of qwen2's tokens at once), and only the rest are asked.
+   */
+  private allowPieces(state: Known, mask: Uint32Array): void {
+    let groups = this.pieces.groups;
+    if (this.loops(state) && !state.asciiOnly && !state.matcher.isComplete()) {
+      const loop = this.loopPieces(state.open!);
+      for (const id of loop.taken) setBit(mask, id);
+      groups = loop.exiting;
+    }
+    const below = state.ws ? state.ws.under : state;
+    for (const group of groups) {
+      if (below.asciiOnly && !group.ascii) continue;
+      const after = this.charsFrom(state, group.chars);
+      if (!after || after.cr) continue;
+      const at = after.at;
+      if (at.asciiOnly || at.matcher.isComplete()) continue;
+      let rest = group.pieces;
+      if (at.open) {
+        const byClass = this.classPieces(group, at.open);
+        for (const id of byClass.taken) setBit(mask, id);
+        // In a string's contents the class says all (see someTaken).
+        if (this.loops(at)) continue;
+        rest = byClass.rest;
+      }
+      for (const piece of rest) if (this.takesTail(at, piece.tail)) setBit(mask, piece.id);
+    }
+  }
+
+  /** True when a state is a string's contents: every character of its open class leads back to it. */
+  private loops(state: Known): boolean {
+    return state.open !== undefined && state.jump?.to === state.row + 1;
+  }
+
+  /** The tokens a stable class's state allows without a walk, and the groups it walks (see PieceIndex.inLoop). */
+  private loopPieces(cls: CharClass): { readonly taken: Int32Array; readonly exiting: readonly PieceGroup[] } {
+    let loop = this.pieces.inLoop.get(cls.key);
+    if (!loop) {
+      const taken: number[] = [];
+      const exiting: PieceGroup[] = [];
+      for (const group of this.pieces.groups) {
+        if ([...group.chars].some((c) => cls.exits(c))) exiting.push(group);
+        else taken.push(...this.classPieces(group, cls).taken);
+      }
+      this.pieces.inLoop.set(cls.key, (loop = { taken: Int32Array.from(taken), exiting }));
+    }
+    return loop;
+  }
+
+  /** A group's tokens split by whether a class takes a character their tail can become (see PieceGroup.byClass). */
+  private classPieces(group: PieceGroup, cls: CharClass): { readonly taken: Int32Array; readonly rest: readonly Piece[] } {
+    let split = group.byClass.get(cls.key);
+    if (!split) {
+      const taken: number[] = [];
+      const rest: Piece[] = [];
+      for (const piece of group.pieces) {
+        const [lo, hi] = rangeOf(piece.tail);
+        if (exitsTake(cls.exits, lo, hi)) taken.push(piece.id);
+        else rest.push(piece);
+      }
+      group.byClass.set(cls.key, (split = { taken: Int32Array.from(taken), rest }));
+    }
+    return split;
+  }
+
+  /**
+   * The bytes held after a partial token from a state with `held` bytes held (empty when it
+   * leaves none), or undefined when it is not allowed there: it must finish the held character
+   * exactly (or only go on with it), every character it finishes or holds whole must be taken,
+   * and a tail it leaves must be one the state after them takes (see takesTail).
+   */
+  private pieceFrom(state: Known, held: Uint8Array, piece: Piece): Uint8Array | undefined {
+    let chars = piece.chars;
+    if (held.length > 0) {
+      const wanted = sequenceLength(held[0]!) - held.length;
+      if (piece.lead.length < wanted) {
+        // Continuation bytes alone (anything after them would be a byte that is none).
+        if (piece.chars !== '' || piece.tail.length > 0) return undefined;
+        const tail = new Uint8Array(held.length + piece.lead.length);
+        tail.set(held);
+        tail.set(piece.lead, held.length);
+        const at = this.charsFrom(state, '')!;
+        return isUnfinished(tail) && !at.cr && this.takesTail(at.at, tail) ? tail : undefined;
+      }
+      const ch = piece.lead.length === wanted ? finish(held, piece.lead) : undefined;
+      if (ch === undefined) return undefined;
+      chars = ch + chars;
+    } else if (piece.lead.length > 0) return undefined;
+    const after = this.charsFrom(state, chars);
+    if (!after) return undefined;
+    if (piece.tail.length === 0) return NO_BYTES;
+    return !after.cr && this.takesTail(after.at, piece.tail) ? piece.tail : undefined;
+  }
+
+  /**
+   * Where a partial token's whole characters lead from a state, or undefined when one is
+   * refused. Inside a run of whitespace it is the state below the run (`at`) that takes what
+   * follows the whitespace (see walkUnder); `cr` when a `\r` there waits for its `\n`. Steps
+   * through the run's counts would make a state per count, as walkUnder explains: 6,235 more
+   * over ourMasks' walks.
+   */
+  private charsFrom(state: Known, chars: string): { readonly at: Known; readonly cr: boolean } | undefined {
+    let at = state.ws ? state.ws.under : state;
+    let run = state.ws?.frame;
+    for (const ch of chars) {
+      if (run && isWhitespace(ch.charCodeAt(0))) {
+        run = run.next(ch);
+        if (!run) return undefined;
+        continue;
+      }
+      if (run?.cr) return undefined;
+      const next = this.step(at, ch);
+      if (!next) return undefined;
+      at = next.ws ? next.ws.under : next;
+      run = next.ws?.frame;
+    }
+    return { at, cr: run?.cr ?? false };
+  }
+
+  /** The state after one character (a code point), numbered or not: a character no token holds (one finished from bytes) is not numbered, so that this process's numbering stays that of prepared indexes (see restoreTokenIndex). */
+  private step(state: Known, ch: string): Known | undefined {
+    const code = ch.charCodeAt(0);
+    const id = ch.length === 1 && code < 128 ? code : (ch.length === 1 && bmpIds[code]) || (charIds.get(ch) ?? 0);
+    if (id > 0 || ch === '\0') return this.next(state, id);
+    const after = state.matcher.after(ch);
+    return after && this.automaton.states[this.intern(after) - 1];
+  }
+
+  /**
+   * True when a character an unfinished tail can still become may come next, inside an
+   * invocation: one its open class takes (a string's contents), one its escape or loop takes,
+   * the first of one of its literals, else one the matcher takes (tried as someCodePoint tries:
+   * a state of that kind is rare, an enum's string with an option beyond ASCII, whose
+   * characters a vocabulary spells only in bytes it may then refuse). Kept per state and range.
+   */
+  private takesTail(state: Known, tail: Uint8Array): boolean {
+    const [lo, hi] = rangeOf(tail);
+    const key = lo * 0x200000 + hi;
+    const known = state.tails?.get(key);
+    if (known !== undefined) return known;
+    const takes = !state.asciiOnly && !state.matcher.isComplete() && this.someTaken(state, lo, hi);
+    (state.tails ??= new Map()).set(key, takes);
+    return takes;
+  }
+
+  private someTaken(state: Known, lo: number, hi: number): boolean {
+    // The open class first: allowPieces allows what it takes without asking (see classPieces).
+    if (state.open && exitsTake(state.open.exits, lo, hi)) return true;
+    if (state.jump) {
+      if (exitsTake(state.jump.exits, lo, hi)) return true;
+      // A string's contents loop: its class said all.
+      if (state.jump.to === state.row + 1) return false;
+    }
+    const literals = state.literals !== undefined ? state.literals : (state.literals = literalsOf(state.matcher, this.automaton.literals));
+    if (literals) return literals.texts.some((text) => (text.codePointAt(0) ?? -1) >= lo && (text.codePointAt(0) ?? -1) <= hi);
+    return someCodePoint(lo, hi, (c) => state.matcher.after(c) !== undefined);
   }
 
   /**
@@ -804,7 +1079,7 @@ export class TokenConstraint {
       grown.set(automaton.ascii);
       automaton.ascii = grown;
     }
-    automaton.states[row] = { row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined, ws };
+    automaton.states[row] = { row, matcher, key, open: matcher.openClass(), jump: loop ? { exits: loop.exits, to: row + 1 } : jump, asciiOnly: matcher.asciiOnly(), firsts: undefined, literals: undefined, literalEnds: undefined, other: undefined, stable: undefined, wsLoop: undefined, ws, tails: undefined };
     automaton.known.set(key, row + 1);
     return row + 1;
   }

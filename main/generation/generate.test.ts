@@ -1,5 +1,12 @@
+import fs from 'node:fs';
+import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
-import { maskBias } from './generate.js';
+import { ConstraintMatcher, decodeTokens, TokenConstraint, tokenBytes, vocabularyFromGguf } from '../constraints/index.js';
+import { loadSpec } from '../openapi/index.js';
+import { DEMO_SPECS } from '../../test/support/paths.js';
+import { hasVocabBundle, vocabFile } from '../../test/support/vocab.js';
+import type { Decoder, Position } from './decoder.js';
+import { generate, maskBias } from './generate.js';
 
 const maskOf = (size: number, allowed: number[]): Uint32Array => {
   const mask = new Uint32Array(Math.ceil(size / 32));
@@ -48,5 +55,31 @@ describe('maskBias against a token-by-token reference', () => {
         expect(bias.values.every((v) => v === (boost ? 1000 : -Infinity))).toBe(true);
       }
     }
+  });
+});
+
+describe.runIf(hasVocabBundle)('generate at the token limit', () => {
+  it('leaves out a character begun in bytes and not finished, which the constraint never read', async () => {
+    const vocabulary = vocabularyFromGguf(vocabFile('qwen2'));
+    const loaded = await loadSpec(fs.readFileSync(`${DEMO_SPECS}/harbor.yaml`, 'utf8'), 'harbor.yaml');
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const prefix = "axios.get('https://api.harbor.example/v2/shipments', { headers: { Authorization: 'Bearer ";
+    const constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(loaded.value, ['axios']));
+    expect(constraint.state.feed(prefix).ok).toBe(true);
+    // The model's one token: the first byte of an "é" (C3 A9), which a header value takes.
+    const c3 = vocabulary.text.findIndex((_, id) => tokenBytes(vocabulary, id).length === 1 && tokenBytes(vocabulary, id)[0] === 0xc3) as Token;
+    const position: Position = { pick: async () => c3, top: async () => [], pickWith: async () => c3 };
+    const decoder = { step: async <T>(_: Token[], choose: (p: Position) => Promise<T>): Promise<T> => choose(position), batched: 1, waitedMs: 0 };
+    const sequence = { compareContextTokens: () => ({ firstDifferentIndex: 0 }), nextTokenIndex: 0, eraseContextTokenRanges: async () => undefined };
+    const model = { isEogToken: () => false };
+    const options = { maxTokens: 1, decode: (t: readonly Token[]) => decodeTokens(vocabulary, t), greedy: false, stepDeadlineMs: 60_000 };
+    const result = await generate(sequence as unknown as LlamaContextSequence, model as unknown as LlamaModel, decoder as unknown as Decoder, [1 as Token], options, constraint);
+    expect(result.stop).toBe('limit');
+    expect(constraint.pendingBytes.length).toBe(1);
+    expect(result.text).not.toContain('\uFFFD');
+    // The text closes the call as the constraint's language has it.
+    const check = ConstraintMatcher.create(loaded.value, ['axios']);
+    expect(check.feed(prefix + result.text).ok).toBe(true);
+    expect(check.isComplete()).toBe(true);
   });
 });

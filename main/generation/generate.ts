@@ -193,6 +193,9 @@ export async function generate(
     }
   }
   let text = options.decode(generated);
+  // A character begun in bytes and not finished (the token limit came first) decodes to one U+FFFD, which the
+  // constraint never read and a header value cannot hold: the text ends where the constraint's does.
+  if (constraint && constraint.pendingBytes.length > 0) text = text.slice(0, -1);
   if (options.stopTexts && stop === 'snippet' && !constraint) {
     const cut = Math.min(...options.stopTexts.map((t) => text.indexOf(t)).filter((i) => i >= 0));
     if (Number.isFinite(cut)) text = text.slice(0, cut);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConstraintMatcher, declaredNames, hasBit, TokenConstraint, vocabularyFromGguf, type Vocabulary } from '../../main/constraints/index.js';
+import { ConstraintMatcher, declaredNames, hasBit, TokenConstraint, tokenBytes, vocabularyFromGguf, type Vocabulary } from '../../main/constraints/index.js';
 import type { SampleDraft } from '../../main/dataset/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
 import { oracleProgram } from '../../main/prompt/index.js';
@@ -29,6 +29,16 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
     vocabulary.text.forEach((t, id) => {
       if (t !== null && [...t].length === 1 && !singles.has(t)) singles.set(t, id);
     });
+    // A character no token holds (a rare CJK one), to write byte by byte wherever the mask allows its first byte.
+    const byteToken = new Map<number, number>();
+    vocabulary.text.forEach((_, id) => {
+      const b = tokenBytes(vocabulary, id);
+      if (b.length === 1 && !byteToken.has(b[0]!)) byteToken.set(b[0]!, id);
+    });
+    const rare = '\u9c7b';
+    expect(vocabulary.text.some((t) => t?.includes(rare))).toBe(false);
+    const rareBytes = [...new TextEncoder().encode(rare)].map((b) => byteToken.get(b)!);
+    let rareWritten = 0;
     const rand = seededRandom(name === 'qwen2' ? 7 : 11);
     const quotes = ['single', 'double', 'backtick'] as const;
     let steps = 0;
@@ -63,6 +73,18 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
             expect(tokens.check(id), `${where}: token ${id} ${JSON.stringify(vocabulary.text[id])}`).toBe(hasBit(mask, id));
           }
         }
+        // Where a string takes it, now and then the rare character, byte by byte: each byte's mask allows the next.
+        if (hasBit(mask, rareBytes[0]!) && rand() < 0.2) {
+          for (const id of rareBytes) {
+            expect(hasBit(tokens.mask(), id), `${where}: the rare character's byte ${id}`).toBe(true);
+            expect(tokens.advance(id)).toBe(true);
+          }
+          expect(tokens.pendingBytes.length).toBe(0);
+          truth = '';
+          rareWritten++;
+          steps++;
+          continue;
+        }
         // Follow the ground truth by its longest allowed token half of the time; else a random allowed token.
         const follow = allowed.filter((id) => vocabulary.text[id] && truth.startsWith(vocabulary.text[id]!)).sort((a, b) => vocabulary.text[b]!.length - vocabulary.text[a]!.length)[0];
         const pick = follow !== undefined && rand() < 0.5 ? follow : allowed[Math.floor(rand() * allowed.length)]!;
@@ -71,6 +93,9 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
         expect(tokens.advance(pick)).toBe(true);
         steps++;
       }
+      // A character begun in bytes is finished first (each byte's token is among the allowed, the lowest ids of both vocabularies).
+      for (let i = 0; i < 3 && tokens.pendingBytes.length > 0; i++) expect(tokens.advance(allowedTokens(tokens.mask())[0]!)).toBe(true);
+      expect(tokens.pendingBytes.length, `walk ${walk}: a character left unfinished`).toBe(0);
       const completion = tokens.state.completion();
       expect(completion, `walk ${walk}: no completion`).toBeDefined();
       for (const ch of completion!) {
@@ -82,6 +107,7 @@ describe.runIf(hasWapiiBench && hasVocabBundle)('token-level constraints on real
       expect(tokens.check(vocabulary.eos[0]!)).toBe(true);
     }
     expect(steps).toBeGreaterThan(WALKS * 5);
+    expect(rareWritten).toBeGreaterThan(100);
     expect(fullComparisons).toBeGreaterThan(WALKS / 20);
   }, 1_200_000);
 
