@@ -1,7 +1,6 @@
 import type { ApiSpec, Endpoint, Parameter } from '../openapi/index.js';
 import { asciiNext, asciiSet, charClass, CloseFrame, isWs, skipWs, minimalValue, ObjectFrame, push, ReferenceFrame, StackNames, ValueFrame, WordFrame, type AsciiSet, type CharClass, type Frame, type Scope, type Stack } from './frames.js';
 import { endpointRules, RuleCompiler, type EndpointRules } from './rules.js';
-import type { Automaton } from './tokens.js';
 
 /** A character trie over `server + path template`; `{param}` segments are edges of their own. */
 /**
@@ -37,9 +36,11 @@ export class CompiledSpec {
    * tokens.ts). A field, as the caches of a spec's languages and of its URL nodes are kept on
    * them: in WeakMaps beside them, the garbage collector reached these graphs through ephemerons,
    * and V8 marked them inside full collections' pauses (ephemeron marking 30 to 48 ms in all over
-   * the token bench's masks, and its longest pause 23 ms; see the README's Benchmarks).
+   * the token bench's masks, and its longest pause 23 ms; see the README's Benchmarks). Typed
+   * `unknown` here: tokens.ts owns the automaton's type and reads it through automatonOf, so the
+   * compiled language does not import the token masks built on it (no import circle).
    */
-  automaton: Automaton | undefined;
+  automaton: unknown;
 
   constructor(
     readonly spec: ApiSpec,

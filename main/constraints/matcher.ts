@@ -3,6 +3,7 @@ import { push, scopeOf, stackCompletion, stackId, stepStack, WsFrame, type Ascii
 import { CompiledSpec, FreeFrame } from './invocation.js';
 import type { Setup } from '../api/setup.js';
 import { namesInScope } from './scope.js';
+import type { StateKey } from './stateTable.js';
 
 /** A spec's compiled languages by scope, kept on the spec object (a hidden property; see CompiledSpec.automaton). */
 const COMPILED = Symbol('compiled constraints');
@@ -25,8 +26,8 @@ export function compileConstraints(spec: ApiSpec, names: readonly string[] = [])
 /** Where ConstraintMatcher.push collects a character's steps (see there); undefined while in use. */
 let stepScratch: Steps | undefined = { stacks: [], count: 0 };
 
-/** Identifies a matcher's state within its language: its stack's number, or (several threads) their numbers. */
-export type StateKey = number | string;
+// A state's key is the automaton table's key type (stateTable.ts, which imports nothing of ours).
+export type { StateKey };
 
 export type FeedResult = { readonly ok: true } | { readonly ok: false; readonly offset: number; readonly reason: string };
 

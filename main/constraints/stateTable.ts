@@ -1,4 +1,5 @@
-import type { StateKey } from './matcher.js';
+/** Identifies a matcher's state within its language: its stack's number, or (several threads) their numbers. */
+export type StateKey = number | string;
 
 /**
  * The token mask's automaton states by key (see TokenConstraint.intern): a key that is one

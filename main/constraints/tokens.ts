@@ -594,6 +594,10 @@ export interface Automaton {
   /** By a hash of their four words (see sharedAscii). */
   asciiSets: Map<number, AsciiSet[]>;
 }
+/** A language's automaton, made by its first TokenConstraint and kept in the language's own field (see CompiledSpec.automaton, typed unknown there). */
+function automatonOf(language: ConstraintMatcher['language']): Automaton {
+  return (language.automaton ??= emptyAutomaton()) as Automaton;
+}
 /**
  * Sized for every state at once, and for the walk that passes the limit (the drop comes between
  * walks): growing copied the table, 20 MB inside a mask.
@@ -719,7 +723,7 @@ export class TokenConstraint {
     this.index = tokenIndex(vocabulary);
     this.pieces = pieceIndex(this.index);
     this.start = matcher.clone();
-    this.automaton = matcher.language.automaton ??= emptyAutomaton();
+    this.automaton = automatonOf(matcher.language);
     this.readyMasks();
   }
 

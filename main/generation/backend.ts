@@ -1,5 +1,4 @@
 import type { CompletionPrompt } from '../prompt/index.js';
-import type { Generation } from './generate.js';
 
 /** What a run needs from wherever the model lives: completions, one slot per parallel sequence. */
 export interface GenerationBackend extends AsyncDisposable {
@@ -23,4 +22,62 @@ export interface SamplingOptions {
   readonly topK: number;
   readonly topP: number;
   readonly maxTokens: number;
+}
+
+// --- what a backend gives back for one sample (every backend alike: local, servers, hosted) ---
+
+/** Where constrained decoding overrode the model, for the sample inspector. */
+export type Intervention =
+  | {
+      readonly kind: 'replaced';
+      readonly step: number;
+      /** The model's pick and the token taken instead; `p` is the probability among the model's top 64 (null outside it). */
+      readonly model: { readonly token: number; readonly text: string; readonly p: number | null };
+      readonly chosen: { readonly token: number; readonly text: string; readonly p: number | null };
+      /** How the replacement was found: among the top 64, or by sampling under the full mask. */
+      readonly via: 'top' | 'mask';
+    }
+  | { readonly kind: 'closed'; readonly step: number; readonly text: string };
+
+export type StopReason = 'eos' | 'snippet' | 'limit' | 'timeout' | 'unsatisfiable';
+
+/** What a hosted or server output adds to its Generation record (stored with the output, shown in the inspector). */
+export interface ProviderCall {
+  readonly provider: string;
+  readonly model: string;
+  readonly modelVersion: string | null;
+  readonly requestIds: readonly string[];
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** null where the price table has no entry for the model. */
+  readonly costUsd: number | null;
+  readonly server: string | null;
+  /** Chat replies: the reply as received and how its code was taken from it. */
+  readonly reply?: string;
+  readonly extraction?: string;
+  /** What the provider reported around this output without failing it (a batch's second result line for it). */
+  readonly notes?: readonly string[];
+}
+
+export interface Generation {
+  /** The text generated after the prompt (with the closing text of a `closed` intervention). */
+  readonly text: string;
+  readonly tokens: number;
+  readonly stop: StopReason;
+  readonly interventions: readonly Intervention[];
+  readonly promptTokens: number;
+  /** Prompt tokens found in the sequence's state from the previous sample and not evaluated again. */
+  readonly reusedPromptTokens: number;
+  readonly promptMs: number;
+  readonly generateMs: number;
+  /** Time spent in the constraint (check, mask, resampling) — the overhead of constrained decoding. */
+  readonly constraintMs: number;
+  /** Sequences decoded in one batch per step, on average (1: this one alone; see StepGate). */
+  readonly batched: number;
+  /** Of generateMs, the time spent waiting for the engine's logits (see Decoder.waitedMs); absent where the engine does not say. */
+  readonly decodeMs?: number;
+  /** The text of each generated token, in order: the sample inspector's token trace. */
+  readonly trace?: readonly string[];
+  /** Hosted models and servers: request ids, model version, tokens and cost (providers/backend.ts). */
+  readonly provider?: ProviderCall;
 }

@@ -1,7 +1,7 @@
 import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import type { TokenConstraint } from '../constraints/index.js';
 import type { Decoder, Position } from './decoder.js';
-import type { ProviderCall } from './providers/backend.js';
+import type { Generation, Intervention, StopReason } from './backend.js';
 
 export interface GenerationOptions {
   readonly maxTokens: number;
@@ -18,43 +18,8 @@ export interface GenerationOptions {
   readonly stopTexts?: readonly string[];
 }
 
-/** Where constrained decoding overrode the model, for the sample inspector. */
-export type Intervention =
-  | {
-      readonly kind: 'replaced';
-      readonly step: number;
-      /** The model's pick and the token taken instead; `p` is the probability among the model's top 64 (null outside it). */
-      readonly model: { readonly token: number; readonly text: string; readonly p: number | null };
-      readonly chosen: { readonly token: number; readonly text: string; readonly p: number | null };
-      /** How the replacement was found: among the top 64, or by sampling under the full mask. */
-      readonly via: 'top' | 'mask';
-    }
-  | { readonly kind: 'closed'; readonly step: number; readonly text: string };
 
-export type StopReason = 'eos' | 'snippet' | 'limit' | 'timeout' | 'unsatisfiable';
 
-export interface Generation {
-  /** The text generated after the prompt (with the closing text of a `closed` intervention). */
-  readonly text: string;
-  readonly tokens: number;
-  readonly stop: StopReason;
-  readonly interventions: readonly Intervention[];
-  readonly promptTokens: number;
-  /** Prompt tokens found in the sequence's state from the previous sample and not evaluated again. */
-  readonly reusedPromptTokens: number;
-  readonly promptMs: number;
-  readonly generateMs: number;
-  /** Time spent in the constraint (check, mask, resampling) — the overhead of constrained decoding. */
-  readonly constraintMs: number;
-  /** Sequences decoded in one batch per step, on average (1: this one alone; see StepGate). */
-  readonly batched: number;
-  /** Of generateMs, the time spent waiting for the engine's logits (see Decoder.waitedMs); absent where the engine does not say. */
-  readonly decodeMs?: number;
-  /** The text of each generated token, in order: the sample inspector's token trace. */
-  readonly trace?: readonly string[];
-  /** Hosted models and servers: request ids, model version, tokens and cost (providers/backend.ts). */
-  readonly provider?: ProviderCall;
-}
 
 const TOP = 64;
 /** Added to the logits of the allowed tokens when they are the fewer: the others then have probability 0. */

@@ -2,8 +2,7 @@ import { ConstraintMatcher, exportGbnf, namesInScope } from '../../constraints/i
 import type { ApiSpec } from '../../openapi/index.js';
 import type { Setup } from '../../api/setup.js';
 import { chatMessages, type CompletionPrompt } from '../../prompt/index.js';
-import type { GenerationBackend, SamplingOptions, SlotGenerator } from '../backend.js';
-import type { Generation, Intervention } from '../generate.js';
+import type { Generation, GenerationBackend, Intervention, ProviderCall, SamplingOptions, SlotGenerator } from '../backend.js';
 import { alignReply } from './chat.js';
 import { checkUsage, FatalProviderError, UnusableAnswerError } from './http.js';
 import { costOf, type Price } from './prices.js';
@@ -27,23 +26,6 @@ export interface ProviderBackendOptions extends SamplingOptions {
   readonly spendingCapUsd?: number;
 }
 
-/** What a hosted or server output adds to its Generation record (stored with the output, shown in the inspector). */
-export interface ProviderCall {
-  readonly provider: string;
-  readonly model: string;
-  readonly modelVersion: string | null;
-  readonly requestIds: readonly string[];
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** null where the price table has no entry for the model. */
-  readonly costUsd: number | null;
-  readonly server: string | null;
-  /** Chat replies: the reply as received and how its code was taken from it. */
-  readonly reply?: string;
-  readonly extraction?: string;
-  /** What the provider reported around this output without failing it (a batch's second result line for it). */
-  readonly notes?: readonly string[];
-}
 
 /** Totals of a provider run, for its manifest. */
 export interface ProviderTotals {
