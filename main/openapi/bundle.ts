@@ -5,7 +5,7 @@ import { fail, ok, type Result } from '../api/result.js';
 import type { FileInput } from '../api/contract.js';
 import { parseSpecText } from './parse.js';
 import { convertedText } from './convert.js';
-import { brokenRefs, brokenRefsMessage, patchBrokenRefs } from './refs.js';
+import { brokenRefs, brokenRefsMessage, documentNodes, patchBrokenRefs } from './refs.js';
 
 type Obj = Record<string, unknown>;
 
@@ -14,15 +14,7 @@ export type ReadSpecFile = (absolutePath: string) => Result<string>;
 
 /** Whether any `$ref` in the document points at another file (anything not starting with `#`). */
 export function hasExternalRefs(root: unknown): boolean {
-  const stack: unknown[] = [root];
-  const seen = new Set<unknown>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    if (!Array.isArray(node) && typeof (node as Obj)['$ref'] === 'string' && !((node as Obj)['$ref'] as string).startsWith('#')) return true;
-    for (const child of Object.values(node)) stack.push(child);
-  }
+  for (const node of documentNodes(root)) if (!Array.isArray(node) && typeof node['$ref'] === 'string' && !node['$ref'].startsWith('#')) return true;
   return false;
 }
 

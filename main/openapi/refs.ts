@@ -53,20 +53,28 @@ function lookUp(doc: Obj, ref: string): unknown {
   return node;
 }
 
-/** Every `{ $ref }` object of the document, with its container and key (iterative: specs nest deep). */
-export function refSites(doc: Obj): { holder: Obj | unknown[]; key: string | number; ref: string }[] {
-  const sites: { holder: Obj | unknown[]; key: string | number; ref: string }[] = [];
-  const stack: unknown[] = [doc];
+/**
+ * Every object and array of a parsed document, each once (a YAML alias shares one), walked with a
+ * stack rather than recursion: specs nest deep. The one walk of refSites, markedRefs and bundle.ts's hasExternalRefs.
+ */
+export function* documentNodes(root: unknown): Generator<Obj | unknown[]> {
+  const stack: unknown[] = [root];
   const seen = new Set<unknown>();
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
+    yield node as Obj | unknown[];
+    for (const child of Object.values(node)) stack.push(child);
+  }
+}
+
+/** Every `{ $ref }` object of the document, with its container and key. */
+export function refSites(doc: Obj): { holder: Obj | unknown[]; key: string | number; ref: string }[] {
+  const sites: { holder: Obj | unknown[]; key: string | number; ref: string }[] = [];
+  for (const node of documentNodes(doc)) {
     const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
-    for (const [key, child] of entries) {
-      if (isObj(child) && typeof child['$ref'] === 'string') sites.push({ holder: node as Obj | unknown[], key, ref: child['$ref'] });
-      stack.push(child);
-    }
+    for (const [key, child] of entries) if (isObj(child) && typeof child['$ref'] === 'string') sites.push({ holder: node, key, ref: child['$ref'] });
   }
   return sites;
 }
@@ -94,15 +102,9 @@ export function patchBrokenRefs(doc: Obj, where = ''): BrokenRef[] {
 /** The broken references a document stands in for (its `x-wapii-broken-ref` marks), with their use counts, ordered by reference. */
 export function markedRefs(doc: Obj): BrokenRef[] {
   const counts = new Map<string, number>();
-  const stack: unknown[] = [doc];
-  const seen = new Set<unknown>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
+  for (const node of documentNodes(doc)) {
     const mark = isObj(node) ? node[BROKEN_REF] : undefined;
     if (typeof mark === 'string') counts.set(mark, (counts.get(mark) ?? 0) + 1);
-    for (const child of Object.values(node)) stack.push(child);
   }
   return [...counts].map(([ref, uses]) => ({ ref, uses })).sort((a, b) => a.ref.localeCompare(b.ref));
 }
