@@ -2,7 +2,7 @@ import type { SpecVersionDiff } from '../api/specVersions.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import type { FileInput } from '../api/contract.js';
 import { recheckSamples, samplesOnNovelEndpoints } from '../dataset/index.js';
-import { describeChange, diffSpecs, loadSpec, type ApiSpec } from '../openapi/index.js';
+import { describeChange, diffSpecs, GIVEN_SERVER, loadSpec, specDocument, withServer, type ApiSpec } from '../openapi/index.js';
 import type { Store } from '../store/index.js';
 
 /**
@@ -17,7 +17,10 @@ export async function diffSpecVersion(store: Store, spec: (hash: string) => Prom
   const hash = apis.get(input.api);
   if (!hash) throw new WapiiError('bad_input', `dataset "${dataset.name}" has no API \`${input.api}\` (it has: ${[...apis.keys()].join(', ')})`);
   const before = await spec(hash);
-  const after = unwrap(await loadSpec(input.spec.content, input.spec.filename));
+  // A base URL given at import (--server) is the dataset's, not the file's: a new version that still declares no server takes it too.
+  const given = specDocument(before)[GIVEN_SERVER];
+  const file = typeof given === 'string' ? withServer(input.spec, given).file : input.spec;
+  const after = unwrap(await loadSpec(file.content, file.filename));
   const diff = diffSpecs(before, after);
   const samples = store.listSamples(dataset.id).filter((s) => s.api === input.api);
   const versioned = samples.map((s) => ({ index: s.position, id: s.id, api: s.api, task: s.task, config: s.config }));

@@ -10,6 +10,7 @@ import { BROKEN_REF, specDocument, type ApiSpec } from '../../main/openapi/index
 import { endpointLine, oracleProgram } from '../../main/prompt/index.js';
 import { evaluateCode } from '../../main/runner/index.js';
 import { cli, databaseSnapshot } from '../support/cli.js';
+import { localClient, openWorkbench } from '../../main/service/index.js';
 import { REPO_ROOT, tempDir } from '../support/paths.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'openapi');
@@ -140,6 +141,20 @@ describe('wapii import --server (a spec that declares no server)', () => {
     expect(spec.servers).toEqual(['https://k8s.example:6443']);
     expect(endpointLine(spec, spec.endpoints[0]!)).toBe('GET https://k8s.example:6443/api/v1/namespaces/{namespace}/pods');
     await expectUsable(spec, sample);
+  });
+
+  it('a new version of the spec, still without a server, takes the one given at import (Spec versions)', async () => {
+    const db = path.join(tempDir(), 'wapii.db');
+    expect((await cli('--db', db, 'import', datasetFile([sample]), '--specs', path.join(FIXTURES, 'noserver'), '--server', 'https://k8s.example:6443', '--name', 'k8s')).code).toBe(0);
+    const wb = openWorkbench({ db });
+    try {
+      const datasetId = wb.store.findDataset('k8s')!.id;
+      const content = fs.readFileSync(path.join(FIXTURES, 'noserver', 'cluster.yaml'), 'utf8');
+      const diff = await localClient(wb.service).diffSpecVersion({ datasetId, api: 'cluster', spec: { filename: 'cluster.yaml', content } });
+      expect(diff.breaks).toEqual([]);
+    } finally {
+      await wb.shutdown();
+    }
   });
 
   it('reads a relative server against it, and leaves a spec with an absolute server as it is', async () => {
