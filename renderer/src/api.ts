@@ -23,6 +23,7 @@ export type PartVerdict = NonNullable<RunSampleRow['endpoint_verdict']>;
 export type ArgumentVerdict = RunSampleDetail['arguments'][number]['verdict'];
 export type Intervention = NonNullable<RunSampleDetail['generation']>['interventions'][number];
 export type RunProgressEvent = Extract<WorkbenchEvent, { type: 'runProgress' }>;
+export type DownloadProgressEvent = Extract<WorkbenchEvent, { type: 'downloadProgress' }>;
 
 // The lists below are typed against the contract, so a renamed verdict fails the typecheck.
 export const SAMPLE_VERDICTS: readonly SampleVerdict[] = ['correct', 'wrong', 'illegal', 'nonexecutable'];

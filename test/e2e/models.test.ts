@@ -74,11 +74,19 @@ describe.runIf(hasChromium && hasVocabBundle)('picking a model from the models f
     const ranged = server!.seen.filter((r) => r.path === '/files/slow-model.gguf' && r.headers.range);
     expect(ranged).toHaveLength(1);
 
+    // The 404 ends the download before downloadModel's answer reaches the page: holding that answer
+    // back makes the failure event come first every time (CI saw the row stuck at "downloading").
+    await page.route('**/api/downloadModel', async (route) => {
+      const answer = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.fulfill({ response: answer });
+    });
     await page.getByLabel('Download source').fill(`${server!.origin}/files/missing.gguf`);
     await page.getByRole('button', { name: 'Download', exact: true }).click();
     const missing = rows.filter({ hasText: 'missing.gguf' });
     await expect.poll(() => missing.textContent(), { timeout: 30_000 }).toMatch(/failed · the server answered 404/);
     expect(await missing.getByRole('button', { name: /Resume|Retry/ }).count()).toBe(0);
+    await page.unroute('**/api/downloadModel');
     await page.screenshot({ path: path.join(ARTIFACTS, 'e2e-models-download-404.png') });
     await missing.getByRole('button', { name: 'Dismiss missing.gguf' }).click();
     await expect.poll(() => missing.count()).toBe(0);

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import type { Download, Model } from '../../api.js';
+import type { Download, DownloadProgressEvent, Model } from '../../api.js';
 import { getClient, modelFilePicker } from '../../client.js';
 import { Empty, Failed, Loading } from '../../components/Empty.js';
 import { bytes, when } from '../../format.js';
@@ -19,6 +19,10 @@ export function ModelsPage(): React.JSX.Element {
   const [folder, setFolder] = useState<{ folder: string; files: { path: string; name: string; sizeBytes: number; inLibrary: boolean }[] } | undefined>();
   const [picked, setPicked] = useState('');
   const pickFile = modelFilePicker();
+  // A download that fails at once (a 404) sends its last event before downloadModel has answered
+  // with its row; the row then applies the latest event it missed instead of reading "downloading" forever.
+  // Each event is numbered, so a row only takes events that came after its request was sent.
+  const latest = useRef({ count: 0, events: new Map<string, { n: number; event: DownloadProgressEvent }>() });
 
   const load = useCallback(async () => {
     const [m, d] = await Promise.all([attempt(() => client.listModels({})), attempt(() => client.listDownloads({}))]);
@@ -32,8 +36,10 @@ export function ModelsPage(): React.JSX.Element {
     void load();
     return client.onEvent((e) => {
       if (e.type === 'modelsChanged') void load();
-      if (e.type === 'downloadProgress')
-        setDownloads((list) => list.map((d) => (d.id === e.downloadId ? { ...d, status: e.status, downloadedBytes: e.downloadedBytes, totalBytes: e.totalBytes, ...(e.file ? { file: e.file } : {}), ...(e.resumable !== undefined ? { resumable: e.resumable } : {}), error: e.status === 'failed' ? (e.message ?? d.error) : e.status === 'downloading' ? null : d.error } : d)));
+      if (e.type === 'downloadProgress') {
+        latest.current.events.set(e.downloadId, { n: ++latest.current.count, event: e });
+        setDownloads((list) => list.map((d) => (d.id === e.downloadId ? withProgress(d, e) : d)));
+      }
     });
   }, [client, load]);
 
@@ -76,10 +82,13 @@ export function ModelsPage(): React.JSX.Element {
     });
   const download = (): Promise<void> =>
     act('download', async () => {
+      const sentAt = latest.current.count;
       const d = await attempt(() => client.downloadModel({ source: source.trim() }));
       if (d) {
         setSource('');
-        setDownloads((list) => [d, ...list.filter((x) => x.id !== d.id)]);
+        const missed = latest.current.events.get(d.id);
+        const row = missed && missed.n > sentAt ? withProgress(d, missed.event) : d;
+        setDownloads((list) => [row, ...list.filter((x) => x.id !== row.id)]);
       }
     });
 
@@ -250,4 +259,9 @@ function Downloads({ downloads, onChange }: { downloads: readonly Download[]; on
       })}
     </ul>
   );
+}
+
+/** A download row with a progress event applied: its status, bytes, file and, when it failed, why. */
+function withProgress(d: Download, e: DownloadProgressEvent): Download {
+  return { ...d, status: e.status, downloadedBytes: e.downloadedBytes, totalBytes: e.totalBytes, ...(e.file ? { file: e.file } : {}), ...(e.resumable !== undefined ? { resumable: e.resumable } : {}), error: e.status === 'failed' ? (e.message ?? d.error) : e.status === 'downloading' ? null : d.error };
 }
