@@ -8,9 +8,12 @@ const only = (name, home) => ({ name, message: `only ${home} may import ${name}`
 const HOMES = {
   electron: 'main/app and preload',
   'better-sqlite3': 'main/store',
-  'node-llama-cpp': 'the local model (main/generation) and its synthesis provider (main/synthesis/local.ts)',
+  'node-llama-cpp': 'the local model: its decoder (main/generation) and its provider (main/providers/local.ts)',
   'isolated-vm': 'the sandbox (main/execution)',
-  '@google/genai': 'its provider (main/synthesis/gemini.ts)',
+  // A provider's SDK, were one added, is imported by its provider file alone (main/providers/<name>.ts).
+  openai: 'its provider (main/providers)',
+  '@anthropic-ai/sdk': 'its provider (main/providers)',
+  '@google/genai': 'its provider (main/providers)',
 };
 /** The homes' restrictions, less those a zone is the home of. */
 const libraries = (...allowed) => Object.entries(HOMES).filter(([name]) => !allowed.includes(name)).map(([name, home]) => only(name, home));
@@ -48,8 +51,9 @@ export default tseslint.config(
   // them in (issue 35, left); it imports no other stage.
   layer(['main/generation/**'], ['node-llama-cpp'], folders([...ENGINE.filter((s) => !['generation', 'constraints', 'prompt'].includes(s)), ...UPPER], 'generation imports no stage but the constraint and the prompt (issue 35)')),
   layer(['main/synthesis/**'], [], folders(UPPER, 'synthesis does not import the layers above it')),
-  layer(['main/synthesis/local.ts'], ['node-llama-cpp'], folders(UPPER, 'synthesis does not import the layers above it')),
-  layer(['main/synthesis/gemini.ts'], ['@google/genai'], folders(UPPER, 'synthesis does not import the layers above it')),
+  // The provider wing: every caller of a model (runs, synthesis, New run's list) goes through it; it imports no stage.
+  layer(['main/providers/**'], ['openai', '@anthropic-ai/sdk', '@google/genai'], folders([...ENGINE, ...UPPER], 'the provider wing imports no stage and no layer above it')),
+  layer(['main/providers/local.ts'], ['node-llama-cpp'], folders([...ENGINE, ...UPPER], 'the provider wing imports no stage and no layer above it')),
   // A test beside its code drives it through its real parts, other stages included.
   { files: ['main/**/*.test.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [only('electron', HOMES.electron), only('better-sqlite3', HOMES['better-sqlite3'])] }] } },
   {

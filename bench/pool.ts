@@ -1,7 +1,7 @@
 import { cachedTestModel } from '../main/generation/index.js';
-import { openAiCompatible } from '../main/generation/providers/openaiCompatible.js';
-import { poolProvider } from '../main/generation/providers/pool.js';
-import type { ModelProvider } from '../main/generation/providers/types.js';
+import { openAiCompatible } from '../main/providers/openaiCompatible.js';
+import { poolProvider } from '../main/providers/pool.js';
+import type { ModelProvider } from '../main/providers/types.js';
 import { completionPrompt } from '../main/prompt/index.js';
 import { llamaServerBinary, startLlamaServer, type LlamaServer } from '../test/support/llamaServer.js';
 import { loadWapiiBench } from '../test/support/wapiibench.js';

@@ -20,6 +20,7 @@ export const METHOD_NAMES = [
   'cancelDownload',
   'listDownloads',
   'dismissDownload',
+  'listProviders',
   'listProviderModels',
   'previewRun',
   'startRun',

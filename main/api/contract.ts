@@ -3,7 +3,7 @@ import type { MethodName } from './constants.js';
 import { CoverageSchema } from './coverage.js';
 import { ChecklistSchema, ReviewAidSchema } from './review.js';
 import { SpecVersionDiffSchema } from './specVersions.js';
-import { API_KEY_PROVIDERS, ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
+import { ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
 import {
   DatasetSummarySchema,
   RequestConfigSchema,
@@ -23,6 +23,7 @@ import {
   RUN_SAMPLE_SORTS,
   RunDetailSchema,
   RunProgressSchema,
+  ProviderInfoSchema,
   RunProviderSchema,
   RunSampleDetailSchema,
   RunSampleFilterSchema,
@@ -189,6 +190,8 @@ export const contract = {
         .optional(),
     }),
   },
+  /** Every provider the workbench knows (main/providers/registry.ts): New run's list and the CLI's choices read it. */
+  listProviders: { input: z.object({}), output: z.array(ProviderInfoSchema) },
   /** The models a hosted provider or an OpenAI-compatible server lists (GET /models), for the New run page's picker; the key comes from the key store. */
   listProviderModels: { input: z.object({ provider: RunProviderSchema, baseUrl: z.string().url().optional() }), output: z.object({ models: z.array(z.string()) }) },
   /** Queues a run per knowledge condition (`runIds`, in the order given; `runId` is the first); each starts when the runs before it are done. */
@@ -246,7 +249,7 @@ export const contract = {
   listSynthesisJobs: { input: z.object({ datasetId: z.number().int().optional() }), output: z.array(SynthesisJobSchema) },
   getApiKeyStatus: { input: z.object({}), output: z.array(ApiKeyStatusSchema) },
   /** Stores a provider's key encrypted (Electron's safeStorage); the key never comes back. */
-  saveApiKey: { input: z.object({ provider: z.enum(API_KEY_PROVIDERS), key: z.string().min(1) }), output: ApiKeyStatusSchema },
+  saveApiKey: { input: z.object({ provider: z.string().min(1).max(60), key: z.string().min(1) }), output: ApiKeyStatusSchema },
   /** One review decision for many samples (bulk accept/reject of a filtered selection). */
   reviewSamples: {
     input: DatasetRef.extend({

@@ -174,10 +174,37 @@ export const SamplingSchema = z.object({
   maxTokens: z.number().int().min(1).max(8192).default(250),
 });
 
-export const RUN_PROVIDERS = ['openai', 'anthropic', 'gemini', 'openai-compatible'] as const;
-export const RunProviderSchema = z.enum(RUN_PROVIDERS);
+/** A provider's registry name (listProviders; main/providers/registry.ts), checked by the service. */
+export const RunProviderSchema = z.string().min(1).max(60);
+
+/** What New run and the CLI show of a provider (its registry entry, less its factory). */
+export const ProviderInfoSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  /** Environment variables its key is read from; empty: it takes none. */
+  keyVariables: z.array(z.string()),
+  key: z.enum(['required', 'optional', 'none']),
+  /** Absent: the user names the server. */
+  defaultBaseUrl: z.string().optional(),
+  /** `file`: a local GGUF model, picked from the library. */
+  modelIs: z.enum(['name', 'file']),
+  defaultModel: z.string().optional(),
+  capabilities: z.object({
+    logits: z.boolean(),
+    constraints: z.enum(['tokens', 'grammar', 'none']),
+    completion: z.boolean(),
+    chat: z.boolean(),
+    prefill: z.boolean(),
+    batch: z.boolean(),
+    listsModels: z.boolean(),
+    jsonSchema: z.boolean(),
+  }),
+  pools: z.boolean(),
+});
+export type ProviderInfo = z.infer<typeof ProviderInfoSchema>;
+
 /**
- * A hosted model or an OpenAI-compatible server behind a key (main/generation/providers). Keys
+ * A hosted model or a server reached through a provider (main/providers). Keys
  * never travel here: they come from the environment or the key store, by provider.
  */
 export const ProviderModelSchema = z.object({

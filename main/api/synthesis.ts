@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-export const SYNTHESIS_PROVIDERS = ['gemini', 'openai', 'local'] as const;
-export const SynthesisProviderSchema = z.enum(SYNTHESIS_PROVIDERS);
+/** A provider's registry name (listProviders; main/providers/registry.ts): one whose answers can be held to a JSON Schema. */
+export const SynthesisProviderSchema = z.string().min(1).max(60);
 
 /** Where a synthesized sample came from; absent on imported samples. */
 export const SampleProvenanceSchema = z.object({
@@ -72,7 +72,7 @@ export const SynthesizeInputSchema = z.object({
   api: z.string().optional(),
   provider: SynthesisProviderSchema,
   model: z.string().min(1).optional(),
-  /** The provider's endpoint; for Gemini the SDK's base URL. */
+  /** The provider's endpoint, where it is not the provider's own API (a server, a proxy). */
   baseUrl: z.string().url().optional(),
   /** A GGUF file, for `local`. */
   modelFile: z.string().min(1).optional(),
@@ -84,11 +84,10 @@ export const SynthesizeInputSchema = z.object({
   wait: z.boolean().default(false),
 });
 
-/** Providers whose keys the workbench keeps; anthropic and openai-compatible (a server behind auth) are used by runs (main/generation/providers). */
-export const API_KEY_PROVIDERS = ['gemini', 'openai', 'anthropic', 'openai-compatible'] as const;
 /** Whether a provider's key is known and where from; never the key itself. */
 export const ApiKeyStatusSchema = z.object({
-  provider: z.enum(API_KEY_PROVIDERS),
+  /** A registry name of a provider that takes a key. */
+  provider: z.string(),
   set: z.boolean(),
   source: z.enum(['environment', 'saved', 'none']),
 });

@@ -89,9 +89,9 @@ describe('saveApiKey through the service with the safeStorage store', () => {
       seen.push(await client.saveApiKey({ provider: 'gemini', key: KEY }));
       seen.push(await client.getApiKeyStatus({}));
       expect(seen.at(-1)).toEqual([
-        { provider: 'gemini', set: true, source: 'saved' },
         { provider: 'openai', set: false, source: 'none' },
         { provider: 'anthropic', set: false, source: 'none' },
+        { provider: 'gemini', set: true, source: 'saved' },
         { provider: 'openai-compatible', set: false, source: 'none' },
       ]);
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WapiiError } from '../api/result.js';
-import { environmentKeys, KEY_VARIABLES, type ApiKeyStore, type KeyProvider } from '../service/apiKeys.js';
+import { environmentKeys, keyVariables, type ApiKeyStore, type KeyProvider } from '../service/apiKeys.js';
 
 /** The part of Electron's `safeStorage` the key store uses (injected, so it is tested without Electron). */
 export interface SafeStorageLike {
@@ -61,7 +61,7 @@ export function safeStorageKeys(options: { file: string; safeStorage: SafeStorag
       if (!trimmed) throw new WapiiError('bad_input', 'the API key is empty');
       const weak = safeStorage.getSelectedStorageBackend?.() === 'basic_text';
       if (!safeStorage.isEncryptionAvailable() || weak) {
-        throw new WapiiError('bad_input', `this system offers no secret store to encrypt the key with; set ${KEY_VARIABLES[provider][0]} in the environment before starting the app instead`);
+        throw new WapiiError('bad_input', `this system offers no secret store to encrypt the key with; set ${keyVariables(provider)[0]} in the environment before starting the app instead`);
       }
       const current = readKeyFile(file);
       const next: KeyFile = { version: 1, keys: { ...current.keys, [provider]: safeStorage.encryptString(trimmed).toString('base64') } };

@@ -21,6 +21,10 @@ import { compareSamples, repairJson, runOnStoredDataset, sampleOption } from './
 import type { CliIo } from './io.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
+import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry.js';
+
+/** The providers `--provider` takes (a local GGUF model is `--model <file.gguf>`). */
+const RUN_PROVIDERS = PROVIDER_NAMES.filter((name) => PROVIDERS[name].modelIs === 'name');
 import { failureTable } from './taxonomy.js';
 import { pairedTable, uncertaintyJson } from './uncertainty.js';
 
@@ -99,7 +103,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--model <file.gguf>', 'local GGUF model (node-llama-cpp)')
     .option('--remote <url>', 'an OpenAI-compatible completions server instead (llama-server, vLLM)')
     .option('--remote-model <name>', 'model name to send to the remote server', 'default')
-    .addOption(new Option('--provider <name>', 'a hosted model or a server behind a key, with --model <its name> (stored datasets): keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENAI_COMPATIBLE_API_KEY').choices(['openai', 'anthropic', 'gemini', 'openai-compatible']))
+    .addOption(new Option('--provider <name>', `a hosted model or a server, with --model <its name> (stored datasets): keys from ${RUN_PROVIDERS.flatMap((n) => PROVIDERS[n].keyVariables.slice(0, 1)).join(', ')}`).choices(RUN_PROVIDERS))
     .option('--base-url <url>', "with --provider: the API's base URL (default: the provider's own; required for openai-compatible); a key goes only to this origin")
     .option('--pool <urls>', 'with --provider openai-compatible: more servers (comma-separated) sharing the samples by free slots; a failing one hands its samples to the others')
     .option('--batch', "with --provider openai: OpenAI's Batch API (half the price)")

@@ -54,7 +54,7 @@ describe('wapii run --dataset <id> --provider', () => {
   it('a provider whose key is missing, or an endpoint that does not answer: one line, exit 1, no run', async () => {
     const missing = await cli('--db', db, 'run', '--dataset', '1', '--provider', 'anthropic', '--model', 'claude-haiku-4-5', '--limit', '2');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^wapii: no anthropic API key: set ANTHROPIC_API_KEY \(or save one in the app\)\n$/);
+    expect(missing.stderr).toMatch(/^wapii: no Anthropic API key: set ANTHROPIC_API_KEY \(or save one in the app\)\n$/);
     const nowhere = await cli('--db', db, 'run', '--dataset', '1', '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'http://127.0.0.1:9', '--limit', '2');
     expect(nowhere.code).toBe(1);
     expect(nowhere.stderr).toMatch(/^wapii: openai-compatible m: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models/);

@@ -2,7 +2,11 @@ import { Option, type Command } from 'commander';
 import { WapiiError } from '../api/result.js';
 import type { DatasetSummary } from '../api/schemas.js';
 import { jobStatusText } from '../api/constants.js';
-import { SYNTHESIS_PROVIDERS, type SynthesisJob } from '../api/synthesis.js';
+import type { SynthesisJob } from '../api/synthesis.js';
+import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry.js';
+
+/** The providers whose answers can be held to a JSON Schema, as synthesis needs. */
+const SYNTHESIS_PROVIDERS = PROVIDER_NAMES.filter((name) => PROVIDERS[name].capabilities.jsonSchema);
 import { localClient, openWorkbench, type Workbench } from '../service/index.js';
 import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
@@ -76,8 +80,8 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
     .option('--endpoints <which>', 'uncovered, all, or "METHOD /path" entries separated by commas (the spec\'s path template)', 'uncovered')
     .option('--api <api>', 'only endpoints of this API')
     .addOption(new Option('--provider <provider>', 'who writes the samples').choices([...SYNTHESIS_PROVIDERS]))
-    .option('--model <model>', 'model name (gemini default: gemini-2.5-pro; openai: as the server names it); for local, the .gguf file')
-    .option('--base-url <url>', 'the provider\'s endpoint (for Gemini the SDK\'s base URL; for openai e.g. http://127.0.0.1:8080)')
+    .option('--model <model>', 'model name (gemini default: gemini-2.5-pro; a server: as it names the model); for local, the .gguf file')
+    .option('--base-url <url>', 'the provider\'s endpoint, where it is not its own API (a server: e.g. http://127.0.0.1:8080; a proxy)')
     .option('--concurrency <n>', 'requests in flight at most', '4')
     .option('--batch-size <n>', 'endpoints asked for per request (default 8; local 1)')
     .option('--samples <n>', 'samples per endpoint', '1')
@@ -102,7 +106,7 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
             endpoints: parseEndpoints(opts.endpoints),
             provider: opts.provider,
             ...(opts.api ? { api: opts.api } : {}),
-            ...(opts.model ? (opts.provider === 'local' ? { modelFile: opts.model } : { model: opts.model }) : {}),
+            ...(opts.model ? { model: opts.model } : {}),
             ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
             concurrency: positiveInt('--concurrency', opts.concurrency),
             ...(opts.batchSize ? { batchSize: positiveInt('--batch-size', opts.batchSize) } : {}),

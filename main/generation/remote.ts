@@ -1,7 +1,7 @@
 import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions } from './backend.js';
-import { providerBackend, type ProviderTotals } from './providers/backend.js';
-import { openAiCompatible, type ServerEngine } from './providers/openaiCompatible.js';
+import { providerBackend, type ProviderTotals } from './providerBackend.js';
+import { openAiCompatible, type ServerEngine } from '../providers/openaiCompatible.js';
 
 export interface RemoteOptions extends SamplingOptions {
   /** The server's base URL (`http://host:8080` or `.../v1`). */

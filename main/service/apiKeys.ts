@@ -1,6 +1,8 @@
 import type { ApiKeyStatus } from '../api/synthesis.js';
+import { PROVIDERS, PROVIDER_NAMES, type ProviderName } from '../providers/registry.js';
 
-export type KeyProvider = ApiKeyStatus['provider'];
+/** A provider that takes a key (its registry entry names variables for it). */
+export type KeyProvider = ProviderName;
 
 /**
  * Where provider keys come from. The CLI and `wapii serve` read the environment; Electron adds
@@ -13,18 +15,15 @@ export interface ApiKeyStore {
   save?(provider: KeyProvider, key: string): void;
 }
 
-export const KEY_VARIABLES: Record<KeyProvider, readonly string[]> = {
-  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
-  openai: ['OPENAI_API_KEY'],
-  anthropic: ['ANTHROPIC_API_KEY'],
-  // A server of your own behind auth (vLLM --api-key, llama-server --api-key, OpenRouter): sent only to the run's base URL.
-  'openai-compatible': ['OPENAI_COMPATIBLE_API_KEY'],
-};
+/** The providers whose keys the workbench keeps, in the registry's order. */
+export const KEY_PROVIDERS: readonly KeyProvider[] = PROVIDER_NAMES.filter((name) => PROVIDERS[name].keyVariables.length > 0);
+
+export const keyVariables = (provider: KeyProvider): readonly string[] => PROVIDERS[provider].keyVariables;
 
 export function environmentKeys(env: NodeJS.ProcessEnv = process.env): ApiKeyStore {
   return {
     get(provider) {
-      for (const name of KEY_VARIABLES[provider]) {
+      for (const name of keyVariables(provider)) {
         const key = env[name]?.trim();
         if (key) return { key, source: 'environment' };
       }

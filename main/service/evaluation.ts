@@ -17,9 +17,9 @@ import { RunResults } from './runResults.js';
 import { compareConditions } from './runConditions.js';
 import { isAlive } from './liveness.js';
 import { environmentKeys, type ApiKeyStore } from './apiKeys.js';
-import { checkProvider, priceTable, providerFor, providerPrice, type ProviderContext, type StoredProvider } from './providers.js';
-import { openAiCompatible } from '../generation/providers/openaiCompatible.js';
-import { estimateRunCost, type PriceTable } from '../generation/providers/prices.js';
+import { checkProvider, checkProviderSettings, entryOf, priceTable, providerFor, providerPrice, type ProviderContext, type StoredProvider } from './providers.js';
+import { openAiCompatible } from '../providers/openaiCompatible.js';
+import { estimateRunCost, type PriceTable } from '../providers/prices.js';
 import type { RetryPolicy } from '../synthesis/retry.js';
 import { promptFor } from '../prompt/index.js';
 
@@ -160,11 +160,8 @@ export class EvaluationService implements EvaluationHandlers {
     if ('remote' in input.model) return { dataset, all, samples, conditions, model: { name: input.model.remote.model, remote: input.model.remote.url } };
     if ('provider' in input.model) {
       const p = input.model.provider;
-      if (p.batch && p.name !== 'openai') throw new WapiiError('bad_input', `--batch is OpenAI's Batch API; ${p.name} runs without it`);
-      if (p.pool?.length && p.name !== 'openai-compatible') throw new WapiiError('bad_input', 'a pool of servers is for openai-compatible servers');
-      if (input.setting === 'constrained' && p.name !== 'openai-compatible') throw new WapiiError('bad_input', `${p.name} exposes no logits and takes no grammar: run it unconstrained`);
-      // Built here so a missing key or a key bound for another origin is refused before anything is written.
-      providerFor(p, this.providerContext);
+      // A missing key, a key bound for another origin, a batch or pool the provider has not: refused before anything is written.
+      checkProviderSettings(p, this.providerContext);
       return { dataset, all, samples, conditions, model: { name: `${p.name}:${p.model}`, provider: storedProvider(p) } };
     }
     const model = this.library.model(input.model.modelId);
@@ -185,13 +182,13 @@ export class EvaluationService implements EvaluationHandlers {
 
   /** Hosted chat models take chat prompts whatever the form said (they have no completion endpoint). */
   private effective<T extends StartRunInput>(input: T): T {
-    const hostedChat = 'provider' in input.model && input.model.provider.name !== 'openai-compatible';
+    const hostedChat = 'provider' in input.model && !entryOf(input.model.provider.name).capabilities.completion;
     return hostedChat && input.prompt !== 'chat' ? { ...input, prompt: 'chat' } : input;
   }
 
   /** The models a provider lists (for the New run page's model picker); a key is needed where the provider needs one. */
   listProviderModels = async (input: Parsed<'listProviderModels'>): Promise<Output<'listProviderModels'>> => {
-    const provider = providerFor({ name: input.provider, model: 'list', ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}) }, this.providerContext);
+    const provider = await providerFor({ name: input.provider, model: 'list', ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}) }, this.providerContext, undefined, 'list');
     try {
       return { models: provider.listModels ? await provider.listModels(AbortSignal.timeout(15_000)) : [] };
     } catch (error) {
@@ -228,10 +225,12 @@ export class EvaluationService implements EvaluationHandlers {
     const p = 'provider' in input.model ? input.model.provider : undefined;
     if (p?.batch) return 'batch';
     const servers = p ? Math.max(1, (p.baseUrl ? 1 : 0) + (p.pool?.length ?? 0)) : 1;
-    const streams = p ? (p.concurrency ?? input.parallel ?? (p.name === 'openai-compatible' ? DEFAULT_PARALLEL : 8)) * servers : 'remote' in input.model ? (input.parallel ?? DEFAULT_PARALLEL) : 1;
+    // A provider that needs no key is a server of your own (llama-server, vLLM, Ollama); the others are hosted.
+    const server = p !== undefined && entryOf(p.name).key !== 'required';
+    const streams = p ? (p.concurrency ?? input.parallel ?? (server ? DEFAULT_PARALLEL : 8)) * servers : 'remote' in input.model ? (input.parallel ?? DEFAULT_PARALLEL) : 1;
     const measured = measuredRate(this.runs.outputPace(), model, input.setting, streams);
     if (measured) return measured;
-    const typical = p ? (p.name === 'openai-compatible' ? TYPICAL_TOKENS_PER_SECOND.server : TYPICAL_TOKENS_PER_SECOND.hosted) : 'remote' in input.model ? TYPICAL_TOKENS_PER_SECOND.server : model.modelId !== undefined && this.library.model(model.modelId).fit?.fitsGpu ? TYPICAL_TOKENS_PER_SECOND.gpu : TYPICAL_TOKENS_PER_SECOND.cpu;
+    const typical = p ? (server ? TYPICAL_TOKENS_PER_SECOND.server : TYPICAL_TOKENS_PER_SECOND.hosted) : 'remote' in input.model ? TYPICAL_TOKENS_PER_SECOND.server : model.modelId !== undefined && this.library.model(model.modelId).fit?.fitsGpu ? TYPICAL_TOKENS_PER_SECOND.gpu : TYPICAL_TOKENS_PER_SECOND.cpu;
     return { tokensPerSecond: typical, outputs: 0, streams };
   }
 
@@ -249,7 +248,7 @@ export class EvaluationService implements EvaluationHandlers {
     const input = this.effective(raw);
     const { dataset, all, samples, conditions, model } = this.plan(input);
     // A remote endpoint must answer (and take the key) before anything is queued: nowhere to send to is one line, not 395 errors (23.13).
-    if (model.provider) await checkProvider(providerFor(model.provider as StoredProvider, this.providerContext));
+    if (model.provider) await checkProvider(await providerFor(model.provider as StoredProvider, this.providerContext));
     else if (model.remote) await checkProvider(openAiCompatible({ baseUrl: model.remote, model: model.name }));
     const specHashes = this.store.datasetApis(dataset.id);
     const specs = conditions.some((c) => c.name !== 'none') ? await this.specsOf(specHashes) : new Map<string, ApiSpec>();

@@ -9,8 +9,8 @@ import type { Store } from '../store/index.js';
 import type { RunRepository, RunRow } from '../store/runs.js';
 import type { ModelLibrary } from './models.js';
 import { providerFor, providerPrice, type ProviderContext } from './providers.js';
-import { providerBackend } from '../generation/providers/backend.js';
-import type { PriceTable } from '../generation/providers/prices.js';
+import { providerBackend } from '../generation/providerBackend.js';
+import type { PriceTable } from '../providers/prices.js';
 import { environmentKeys } from './apiKeys.js';
 import type { RunResults } from './runResults.js';
 import { runSetupOptions } from './runPlan.js';
@@ -185,8 +185,8 @@ export class RunJobs {
         const known = Array.isArray(current['batches']) ? (current['batches'] as string[]) : [];
         this.ctx.runs.setManifest(run.id, { ...current, batches: [...known, batchId] });
       };
-      const provider = providerFor({ ...stored, name: stored.name as 'openai', ...(parallel !== undefined && stored.concurrency === undefined ? { concurrency: parallel } : {}) }, providers, { batches, onBatch });
-      const price = providerPrice(providers.prices, stored as { name: 'openai'; model: string });
+      const provider = await providerFor({ ...stored, ...(parallel !== undefined && stored.concurrency === undefined ? { concurrency: parallel } : {}) }, providers, { batches, onBatch });
+      const price = providerPrice(providers.prices, stored);
       return providerBackend(provider, {
         ...sampling,
         promptStyle: chat ? 'chat' : 'completion',

@@ -209,7 +209,7 @@ describe('hosted runs: limits, errors, cancel', () => {
   it('a remote endpoint where nothing listens is refused before queueing, in one line', async () => {
     const b = await open({});
     await expect(b.client.startRun({ datasetId: b.datasetId, model: { remote: { url: 'http://127.0.0.1:9', model: 'm' } }, subset: { limit: 2 } })).rejects.toThrow(/^openai-compatible m: cannot reach http:\/\/127\.0\.0\.1:9\/v1\/models/);
-    await expect(b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o' } }, subset: { limit: 2 } })).rejects.toThrow(/^no openai API key: set OPENAI_API_KEY/);
+    await expect(b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o' } }, subset: { limit: 2 } })).rejects.toThrow(/^no OpenAI API key: set OPENAI_API_KEY/);
     expect((await b.client.listRuns({})).filter((r) => !r.demo)).toEqual([]);
   });
 
@@ -222,7 +222,7 @@ describe('hosted runs: limits, errors, cancel', () => {
       await b.workbench.service.evaluation.jobs.idle();
       const run = await b.client.getRun({ runId });
       expect(run.status).toBe('failed');
-      expect(run.error).toMatch(/answered 307, a redirect to http:\/\/127\.0\.0\.1:\d+; requests carrying a key do not follow redirects/);
+      expect(run.error).toMatch(/answered 307, a redirect to http:\/\/127\.0\.0\.1:\d+; a request carrying a key never leaves its origin/);
       expect(elsewhere.received).toEqual([]);
       await expect(b.client.startRun({ datasetId: b.datasetId, model: { provider: { name: 'openai', model: 'gpt-4o', baseUrl: 'http://api.example.com/v1' } }, subset: { limit: 2 } })).rejects.toThrow(/the OpenAI key is sent only to https:\/\/api\.openai\.com or a server on this machine/);
     } finally {

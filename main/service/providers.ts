@@ -1,17 +1,12 @@
 import path from 'node:path';
-import type { ProviderModel } from '../api/evaluation.js';
+import type { ProviderInfo, ProviderModel } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { anthropicMessages } from '../generation/providers/anthropic.js';
-import { geminiGenerate } from '../generation/providers/gemini.js';
-import { ProviderError } from '../generation/providers/http.js';
-import { openAiChat } from '../generation/providers/openai.js';
-import { openAiBatch } from '../generation/providers/openaiBatch.js';
-import { openAiCompatible } from '../generation/providers/openaiCompatible.js';
-import { poolProvider } from '../generation/providers/pool.js';
-import { loadPrices, priceOf, type Price, type PriceTable } from '../generation/providers/prices.js';
-import type { ModelProvider } from '../generation/providers/types.js';
+import { mayCarryKey, ProviderError } from '../providers/http.js';
+import { loadPrices, priceOf, type Price, type PriceTable } from '../providers/prices.js';
+import { DEFAULT_PRICES, PROVIDER_NAMES, PROVIDERS, providerEntry, type ProviderEntry, type ProviderSettings } from '../providers/registry.js';
+import type { ModelProvider } from '../providers/types.js';
 import type { RetryPolicy } from '../synthesis/retry.js';
-import { KEY_VARIABLES, type ApiKeyStore } from './apiKeys.js';
+import { type ApiKeyStore } from './apiKeys.js';
 
 /** A run's provider settings as stored with the run (RunRow.model.provider): no key. */
 export type StoredProvider = Pick<ProviderModel, 'name' | 'model'> & Partial<Omit<ProviderModel, 'name' | 'model'>>;
@@ -31,49 +26,58 @@ export interface BatchState {
   readonly onBatch: (batchId: string) => void;
 }
 
+/** Every provider as New run and the CLI list them (the registry, less its factories). */
+export function providerCatalog(): ProviderInfo[] {
+  return PROVIDER_NAMES.map((name) => {
+    const e: ProviderEntry = PROVIDERS[name];
+    return { name, label: e.label, keyVariables: [...e.keyVariables], key: e.key, ...(e.defaultBaseUrl ? { defaultBaseUrl: e.defaultBaseUrl } : {}), modelIs: e.modelIs, ...(e.defaultModel ? { defaultModel: e.defaultModel } : {}), capabilities: { ...e.capabilities }, pools: e.pools ?? false };
+  });
+}
+
+/** A provider's registry entry, or one line naming those there are. */
+export function entryOf(name: string): ProviderEntry {
+  const found = providerEntry(name);
+  if (!found.ok) throw new WapiiError('bad_input', found.message);
+  return found.entry;
+}
+
 /**
- * The provider a run names, with its key from the key store (environment or saved). A hosted
- * provider without a key is one line naming the variable to set; a key is never put anywhere but
- * the provider's request headers.
+ * Everything a provider's settings must say before anything is queued, read off its registry
+ * entry: a hosted provider without a key is one line naming the variable to set, a key bound for
+ * another origin is refused, a server needs its URL. Answers the key to use (never stored).
  */
-export function providerFor(p: StoredProvider, ctx: ProviderContext, batch?: BatchState): ModelProvider {
-  const http = { ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}), ...(ctx.retry ? { retry: ctx.retry } : {}), ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}) };
-  const keyOf = (name: 'openai' | 'anthropic' | 'gemini'): string => {
-    const found = ctx.keys.get(name);
-    if (!found) throw new WapiiError('bad_input', `no ${name} API key: set ${KEY_VARIABLES[name][0]} (or save one in the app)`);
-    return found.key;
+export function checkProviderSettings(p: StoredProvider, ctx: ProviderContext, use: 'run' | 'synthesis' | 'list' = 'run'): { entry: ProviderEntry; key: string | undefined } {
+  const entry = entryOf(p.name);
+  if (entry.modelIs === 'file' && use !== 'synthesis') throw new WapiiError('bad_input', `${p.name} models are run from the model library (add the GGUF file on the Models page, or --model-id)`);
+  if (p.batch && !entry.capabilities.batch) throw new WapiiError('bad_input', `--batch is a provider's batch API; ${p.name} runs without it`);
+  if (p.pool?.length && !entry.pools) throw new WapiiError('bad_input', `a pool of servers is for ${PROVIDER_NAMES.filter((n) => PROVIDERS[n].pools).join(', ')}`);
+  const baseUrl = p.baseUrl ?? entry.defaultBaseUrl;
+  if (baseUrl === undefined && entry.modelIs === 'name' && !p.pool?.length) throw new WapiiError('bad_input', `${p.name} needs --base-url <url> (the server, e.g. http://127.0.0.1:8080)`);
+  const found = entry.keyVariables.length > 0 ? ctx.keys.get(p.name as Parameters<ApiKeyStore['get']>[0]) : undefined;
+  if (entry.key === 'required' && !found) throw new WapiiError('bad_input', `no ${entry.label} API key: set ${entry.keyVariables.join(' or ')} (or save one in the app)`);
+  if (found && baseUrl !== undefined && !mayCarryKey(baseUrl, entry.keyHost)) {
+    throw new WapiiError('bad_input', `the ${entry.label} key is sent only to ${entry.keyHost ? `https://${entry.keyHost} or ` : 'https or '}a server on this machine, not to ${new URL(baseUrl).origin}`);
+  }
+  return { entry, key: found?.key };
+}
+
+/** The provider a run or a synthesis job names, made by its registry entry with its key from the key store. */
+export async function providerFor(p: StoredProvider, ctx: ProviderContext, batch?: BatchState, use: 'run' | 'synthesis' | 'list' = 'run'): Promise<ModelProvider> {
+  const { entry, key } = checkProviderSettings(p, ctx, use);
+  const settings: ProviderSettings = {
+    model: p.model,
+    ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+    ...(p.pool?.length ? { pool: p.pool } : {}),
+    ...(key !== undefined ? { apiKey: key } : {}),
+    ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
+    ...(ctx.retry ? { retry: ctx.retry } : {}),
+    ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}),
+    ...(p.batch ? { batch: { ...(batch ? { batches: batch.batches, onBatch: batch.onBatch } : {}), ...(ctx.batchPollMs !== undefined ? { pollMs: ctx.batchPollMs } : {}) } } : {}),
   };
   try {
-    switch (p.name) {
-      case 'openai':
-        if (p.batch) {
-          return openAiBatch({
-            model: p.model,
-            apiKey: keyOf('openai'),
-            ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
-            ...http,
-            ...(ctx.batchPollMs !== undefined ? { pollMs: ctx.batchPollMs } : {}),
-            ...(batch ? { batches: batch.batches, onBatch: batch.onBatch } : {}),
-          });
-        }
-        return openAiChat({ model: p.model, apiKey: keyOf('openai'), ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}), ...http });
-      case 'anthropic':
-        return anthropicMessages({ model: p.model, apiKey: keyOf('anthropic'), ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}), ...http });
-      case 'gemini':
-        return geminiGenerate({ model: p.model, apiKey: keyOf('gemini'), ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}), ...http });
-      case 'openai-compatible': {
-        const urls = [...(p.baseUrl ? [p.baseUrl] : []), ...(p.pool ?? [])];
-        if (urls.length === 0) throw new WapiiError('bad_input', 'openai-compatible needs --base-url <url> (the server, e.g. http://127.0.0.1:8080)');
-        const key = ctx.keys.get('openai-compatible')?.key;
-        const unique = [...new Set(urls)];
-        // In a pool a failing server hands its request to another at once rather than retrying it itself.
-        const member = unique.length > 1 ? { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 } } : {};
-        const servers = unique.map((baseUrl) => openAiCompatible({ baseUrl, model: p.model, ...(key !== undefined ? { apiKey: key } : {}), ...http, ...member }));
-        return servers.length === 1 ? servers[0]! : poolProvider(servers);
-      }
-    }
+    return await entry.create(settings);
   } catch (error) {
-    if (error instanceof ProviderError) throw new WapiiError('bad_input', error.message);
+    if (error instanceof ProviderError || error instanceof Error) throw new WapiiError('bad_input', `${p.name}: ${error.message.split('\n')[0]}`);
     throw error;
   }
 }
@@ -91,7 +95,7 @@ export async function checkProvider(provider: ModelProvider, timeoutMs = 15_000)
 /** The price table: built in, with `$WAPII_PRICES` or `prices.json` beside the database over it. */
 export function priceTable(dbPath: string | undefined, env: NodeJS.ProcessEnv = process.env): { table: PriceTable; file: string | undefined; error?: string } {
   const file = env['WAPII_PRICES'] ?? (dbPath && dbPath !== ':memory:' ? path.join(path.dirname(dbPath), 'prices.json') : undefined);
-  return { file, ...loadPrices(file) };
+  return { file, ...loadPrices(file, DEFAULT_PRICES) };
 }
 
 export const providerPrice = (table: PriceTable, p: StoredProvider): Price | undefined => priceOf(table, p.name, p.model);

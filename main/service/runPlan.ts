@@ -8,6 +8,7 @@ import { parseKnowledge, promptFor, PROMPT_TEMPLATE_HASH, setupFor, setupSampleO
 import { withKnowledge } from '../runner/index.js';
 import { sha256 } from '../store/index.js';
 import type { RunInput, RunRow } from '../store/runs.js';
+import { entryOf } from './providers.js';
 
 export type StartRunInput = z.output<typeof StartRunInputSchema>;
 
@@ -267,7 +268,7 @@ export function assertRunnable(input: StartRunInput): void {
   // The constraint language and its GBNF describe Axios calls only (constraints.md): whatever the model, first.
   if (input.client === 'fetch' && input.setting === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
   // Constrained decoding needs the logits (a local model) or a server that enforces a grammar (OpenAI-compatible, as llama.cpp's).
-  if ('provider' in input.model && input.setting === 'constrained' && input.model.provider.name !== 'openai-compatible') {
+  if ('provider' in input.model && input.setting === 'constrained' && entryOf(input.model.provider.name).capabilities.constraints !== 'grammar') {
     throw new WapiiError('bad_input', `${input.model.provider.name} exposes no logits: constrained needs a local model or a grammar server`);
   }
   if ('remote' in input.model && input.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');

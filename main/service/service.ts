@@ -9,8 +9,8 @@ import type { SampleState, Store } from '../store/index.js';
 import { EvaluationService, type EvaluationHandlers, type EvaluationOptions } from './evaluation.js';
 import type { Demo } from './demo.js';
 import { seedDemoRuns } from './demoRuns.js';
-import { environmentKeys, KEY_VARIABLES, keyStatus, type ApiKeyStore } from './apiKeys.js';
-import { API_KEY_PROVIDERS } from '../api/synthesis.js';
+import { environmentKeys, KEY_PROVIDERS, keyStatus, keyVariables, type ApiKeyStore } from './apiKeys.js';
+import { priceTable, providerCatalog } from './providers.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
 import { endpointExcerpt, nearDuplicates, quickFixes } from './review.js';
 import { checklistNote } from '../api/checklist.js';
@@ -70,6 +70,7 @@ export class WorkbenchService implements WorkbenchHandlers {
       author: this.author,
       keys: this.apiKeys,
       retry: options.synthesisRetry ?? DEFAULT_SYNTHESIS_RETRY,
+      prices: priceTable(options.evaluation?.dbPath).table,
       spec: (hash) => this.spec(hash),
       emit: (event) => this.emit(event),
       log: options.log ?? ((m) => console.error(m)),
@@ -294,13 +295,19 @@ export class WorkbenchService implements WorkbenchHandlers {
 
   async getApiKeyStatus(): Promise<Output<'getApiKeyStatus'>> {
     // Every provider a key applies to (a server of your own may or may not want one), so New run can name the one missing.
-    return API_KEY_PROVIDERS.map((provider) => keyStatus(this.apiKeys, provider));
+    return KEY_PROVIDERS.map((provider) => keyStatus(this.apiKeys, provider));
   }
 
   async saveApiKey(input: Parsed<'saveApiKey'>): Promise<Output<'saveApiKey'>> {
-    if (!this.apiKeys.save) throw new WapiiError('bad_input', `keys are read from the environment here: set ${KEY_VARIABLES[input.provider][0]} before starting wapii`);
-    this.apiKeys.save(input.provider, input.key);
-    return keyStatus(this.apiKeys, input.provider);
+    const provider = KEY_PROVIDERS.find((p) => p === input.provider);
+    if (provider === undefined) throw new WapiiError('bad_input', `no provider "${input.provider.slice(0, 60)}" takes a key: one of ${KEY_PROVIDERS.join(', ')}`);
+    if (!this.apiKeys.save) throw new WapiiError('bad_input', `keys are read from the environment here: set ${keyVariables(provider)[0]} before starting wapii`);
+    this.apiKeys.save(provider, input.key);
+    return keyStatus(this.apiKeys, provider);
+  }
+
+  async listProviders(): Promise<Output<'listProviders'>> {
+    return providerCatalog();
   }
 
   async reviewSamples(input: Parsed<'reviewSamples'>): Promise<Output<'reviewSamples'>> {

@@ -11,7 +11,7 @@ import { errorReply, safetyReply, samplesReply, startGeminiStandIn, textReply, t
 import { DEMO_SPECS, tempDir } from '../../test/support/paths.js';
 import type { WorkbenchApi } from '../api/contract.js';
 import { environmentKeys } from './apiKeys.js';
-import { mayReceiveKey } from './synthesis.js';
+import { mayCarryKey as mayReceiveKey } from '../providers/http.js';
 import { jobStatusText } from '../api/constants.js';
 import { localClient, readDemo, WorkbenchService } from './index.js';
 import { Store } from '../store/index.js';
@@ -151,7 +151,7 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     const before = store.counts();
     await expect(client.synthesize({ datasetId, provider: 'gemini', baseUrl: 'http://203.0.113.7:8080/', wait: true })).rejects.toMatchObject({
       code: 'bad_input',
-      message: "the Gemini API key is sent only to the provider's own host or a server on this machine, not to http://203.0.113.7:8080/",
+      message: 'the Gemini key is sent only to https://generativelanguage.googleapis.com or a server on this machine, not to http://203.0.113.7:8080',
     });
     expect(store.counts()).toEqual(before);
     expect(standIn.requests).toHaveLength(0);
@@ -166,7 +166,7 @@ describe('synthesis against a stand-in for the Gemini API', () => {
   it('an invalid key or a missing one ends as one line naming what to do; nothing is stored', async () => {
     standIn.respond.current = () => errorReply(400, 'API key not valid. Please pass a valid API key.');
     const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, endpoints: ['GET /carriers'], wait: true });
-    expect(job.endpoints[0]).toMatchObject({ status: 'failed', failure: 'provider_error', message: 'Gemini answered 400: API key not valid. Please pass a valid API key.' });
+    expect(job.endpoints[0]).toMatchObject({ status: 'failed', failure: 'provider_error', message: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1beta\/models\/gemini-2\.5-pro:generateContent answered 400: API key not valid\. Please pass a valid API key\.$/) });
     // Every endpoint failed: the job reads failed, not finished.
     expect(job.status).toBe('failed');
     expect(standIn.requests).toHaveLength(1); // a 400 is not retried
@@ -175,7 +175,7 @@ describe('synthesis against a stand-in for the Gemini API', () => {
     const keyless = new WorkbenchService({ store, apiKeys: environmentKeys({}) });
     await expect(localClient(keyless).synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url })).rejects.toThrow('no Gemini API key: set GEMINI_API_KEY or GOOGLE_API_KEY');
     await expect(client.synthesize({ datasetId, provider: 'gemini', endpoints: ['GET /nowhere'] })).rejects.toThrow(/no endpoint "GET \/nowhere" in the spec of harbor/);
-    expect(await client.getApiKeyStatus({})).toEqual([{ provider: 'gemini', set: true, source: 'environment' }, { provider: 'openai', set: false, source: 'none' }, { provider: 'anthropic', set: false, source: 'none' }, { provider: 'openai-compatible', set: false, source: 'none' }]);
+    expect(await client.getApiKeyStatus({})).toEqual([{ provider: 'openai', set: false, source: 'none' }, { provider: 'anthropic', set: false, source: 'none' }, { provider: 'gemini', set: true, source: 'environment' }, { provider: 'openai-compatible', set: false, source: 'none' }]);
     await expect(client.saveApiKey({ provider: 'gemini', key: KEY })).rejects.toThrow(/read from the environment here/);
   });
 
@@ -192,7 +192,7 @@ describe('synthesis against a stand-in for the Gemini API', () => {
       const job = await client.synthesize({ datasetId, provider: 'gemini', baseUrl: standIn.url, endpoints: ['GET /carriers'], wait: true });
       expect(otherSaw).toEqual([]);
       expect(standIn.requests).toHaveLength(1); // refused, not retried
-      expect(job.endpoints[0]).toMatchObject({ status: 'failed', failure: 'provider_error', message: expect.stringContaining(`redirected to another origin (${otherUrl})`) });
+      expect(job.endpoints[0]).toMatchObject({ status: 'failed', failure: 'provider_error', message: expect.stringContaining(`a redirect to ${otherUrl}; a request carrying a key never leaves its origin`) });
       expect(job.status).toBe('failed');
     } finally {
       await new Promise<void>((resolve) => other.close(() => resolve()));

@@ -9,20 +9,12 @@ import type { ApiSpec, Endpoint } from '../openapi/index.js';
 import { oracleProgram } from '../prompt/index.js';
 import { evaluateCode } from '../runner/index.js';
 import type { Store, SynthesizedSampleRecord } from '../store/index.js';
-import {
-  DEFAULT_GEMINI_MODEL,
-  DEFAULT_RETRY,
-  estimateCost,
-  geminiProvider,
-  localProvider,
-  openAiProvider,
-  runSynthesisJob,
-  type JobSink,
-  type RetryPolicy,
-  type SynthesisProvider,
-  type SynthesisTarget,
-} from '../synthesis/index.js';
-import { KEY_VARIABLES, type ApiKeyStore } from './apiKeys.js';
+import { costOf, priceOf, type PriceTable } from '../providers/prices.js';
+import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry.js';
+import type { ModelProvider } from '../providers/types.js';
+import { DEFAULT_RETRY, runSynthesisJob, type JobSink, type RetryPolicy, type SynthesisTarget } from '../synthesis/index.js';
+import type { ApiKeyStore } from './apiKeys.js';
+import { entryOf, providerFor } from './providers.js';
 import { apiCoverage, endpointKey } from './coverage.js';
 import { isAlive } from './liveness.js';
 
@@ -31,6 +23,8 @@ export interface SynthesisContext {
   readonly author: string;
   readonly keys: ApiKeyStore;
   readonly retry: RetryPolicy;
+  /** Prices per million tokens (the registry's, with the user's file over them). */
+  readonly prices: PriceTable;
   readonly spec: (hash: string) => Promise<ApiSpec>;
   readonly emit: (event: WorkbenchEvent) => void;
   readonly log: (message: string) => void;
@@ -48,24 +42,10 @@ const normaliseKey = (text: string): string => {
  * Synthesis jobs: choosing the endpoints, making the provider, running the job and storing what
  * it gives (checked, and its ground-truth program run in the sandbox) as it arrives.
  */
-/**
- * Whether a provider's API key may be sent to this base URL: the provider's own host, or a server
- * on this machine (a stand-in, a proxy). Anywhere else a job could hand the key to whoever runs it.
- */
-export function mayReceiveKey(baseUrl: string, officialHost: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return false;
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === officialHost) return url.protocol === 'https:';
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-const keyRefusal = (baseUrl: string, provider: string): string =>
-  `the ${provider} API key is sent only to the provider's own host or a server on this machine, not to ${baseUrl}`;
+/** A synthesis answer runs to tens of thousands of tokens, not streamed: minutes. */
+const SYNTHESIS_TIMEOUT_MS = 600_000;
+/** The job retries (synthesisRetry), counting each: the provider does not retry underneath it. */
+const NO_RETRY: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 };
 
 export class SynthesisJobs {
   private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
@@ -138,41 +118,38 @@ export class SynthesisJobs {
     return targets;
   }
 
-  private async provider(provider: SynthesisJob['provider'], settings: Settings, model: string | undefined): Promise<SynthesisProvider> {
-    if (provider === 'gemini') {
-      const key = this.ctx.keys.get('gemini');
-      if (!key) throw new WapiiError('bad_input', `no Gemini API key: set ${KEY_VARIABLES.gemini.join(' or ')} (in the app: save it in the synthesis settings)`);
-      if (settings.baseUrl && !mayReceiveKey(settings.baseUrl, 'generativelanguage.googleapis.com')) throw new WapiiError('bad_input', keyRefusal(settings.baseUrl, 'Gemini'));
-      return geminiProvider({ apiKey: key.key, model: model ?? DEFAULT_GEMINI_MODEL, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) });
-    }
-    if (provider === 'openai') {
-      if (!model) throw new WapiiError('bad_input', 'the openai provider needs --model (the name the server knows the model by)');
-      const baseUrl = settings.baseUrl ?? 'https://api.openai.com/v1';
-      // The key goes only where it belongs; another server (llama-server, vLLM elsewhere) is asked without it.
-      const key = mayReceiveKey(baseUrl, 'api.openai.com') ? this.ctx.keys.get('openai') : undefined;
-      return openAiProvider({ baseUrl, model, ...(key ? { apiKey: key.key } : {}) });
-    }
-    if (!settings.modelFile) throw new WapiiError('bad_input', 'the local provider needs --model <file.gguf>');
+  /**
+   * The provider a job names, made by its registry entry: any provider whose answers can be held
+   * to a JSON Schema. It retries nothing itself; the job retries (and counts and shows each retry).
+   */
+  private async provider(name: string, settings: Settings, model: string | undefined): Promise<ModelProvider> {
+    const entry = entryOf(name);
+    if (!entry.capabilities.jsonSchema) throw new WapiiError('bad_input', `${name} cannot hold its answer to a JSON Schema, which synthesis needs: use ${PROVIDER_NAMES.filter((n) => PROVIDERS[n].capabilities.jsonSchema).join(', ')}`);
+    const chosen = entry.modelIs === 'file' ? settings.modelFile : (model ?? entry.defaultModel);
+    if (!chosen) throw new WapiiError('bad_input', entry.modelIs === 'file' ? `the ${name} provider needs --model <file.gguf>` : `the ${name} provider needs --model (the name the server knows the model by)`);
     try {
-      return await localProvider({ modelFile: settings.modelFile });
+      return await providerFor({ name, model: chosen, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) }, { keys: this.ctx.keys, timeoutMs: SYNTHESIS_TIMEOUT_MS, retry: NO_RETRY }, undefined, 'synthesis');
     } catch (error) {
-      throw new WapiiError('bad_input', `cannot load ${settings.modelFile}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      if (entry.modelIs === 'file' && error instanceof WapiiError) throw new WapiiError('bad_input', `cannot load ${chosen}: ${error.message.replace(/^[^:]+: /, '')}`);
+      throw error;
     }
   }
 
   async start(input: Parsed<'synthesize'>): Promise<Output<'synthesize'>> {
+    const local = entryOf(input.provider).modelIs === 'file';
     const settings: Settings = {
       endpoints: input.endpoints,
       ...(input.api !== undefined ? { api: input.api } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
-      ...(input.provider === 'local' && (input.modelFile ?? input.model) ? { modelFile: input.modelFile ?? input.model } : {}),
+      ...(local && (input.modelFile ?? input.model) ? { modelFile: input.modelFile ?? input.model } : {}),
       concurrency: input.concurrency,
-      batchSize: input.batchSize ?? (input.provider === 'local' ? 1 : 8),
+      // A local model answers one request at a time, and a long one holds the others.
+      batchSize: input.batchSize ?? (local ? 1 : 8),
       samplesPerEndpoint: input.samplesPerEndpoint,
     };
     const targets = await this.targets(input.datasetId, input.endpoints, input.api);
     if (targets.length === 0) throw new WapiiError('conflict', `nothing to synthesize: every endpoint${input.api ? ` of ${input.api}` : ''} already has a sample (ask for --endpoints all or a list)`);
-    const provider = await this.provider(input.provider, settings, input.provider === 'local' ? undefined : input.model);
+    const provider = await this.provider(input.provider, settings, local ? undefined : input.model);
     const jobId = this.ctx.store.synthesis.createJob({
       datasetId: input.datasetId,
       provider: input.provider,
@@ -204,10 +181,10 @@ export class SynthesisJobs {
       const endpoints = a.spec.endpoints.filter((e: Endpoint) => keys.has(endpointKey(e)));
       if (endpoints.length > 0) targets.push({ ...a, endpoints });
     }
-    const provider = await this.provider(job.provider, job.settings, job.provider === 'local' ? undefined : job.model);
+    const provider = await this.provider(job.provider, job.settings, job.model);
     const claimed = this.ctx.store.synthesis.claim(job.id, isAlive);
     if (!claimed.ok) {
-      await provider[Symbol.asyncDispose]();
+      await provider.dispose?.();
       throw new WapiiError('conflict', `synthesis job ${job.id} was resumed meanwhile by another process (pid ${claimed.ownerPid})`);
     }
     return this.launch(job.id, job.datasetId, provider, job.settings, targets, wait);
@@ -228,7 +205,7 @@ export class SynthesisJobs {
     await Promise.all([...this.active.values()].map((a) => a.done));
   }
 
-  private async launch(jobId: number, datasetId: number, provider: SynthesisProvider, settings: Settings, targets: SynthesisTarget[], wait: boolean): Promise<SynthesisJob> {
+  private async launch(jobId: number, datasetId: number, provider: ModelProvider, settings: Settings, targets: SynthesisTarget[], wait: boolean): Promise<SynthesisJob> {
     const controller = new AbortController();
     // Every request in flight, its retries and their waits listen to the job's one signal.
     setMaxListeners(0, controller.signal);
@@ -247,12 +224,13 @@ export class SynthesisJobs {
     return this.job(jobId);
   }
 
-  private async execute(jobId: number, datasetId: number, provider: SynthesisProvider, settings: Settings, targets: SynthesisTarget[], signal: AbortSignal): Promise<void> {
+  private async execute(jobId: number, datasetId: number, provider: ModelProvider, settings: Settings, targets: SynthesisTarget[], signal: AbortSignal): Promise<void> {
     const repo = this.ctx.store.synthesis;
+    const price = priceOf(this.ctx.prices, provider.name, provider.model);
     const specs = new Map(targets.map((t) => [t.api, t.spec]));
     const task = `synthesis job ${jobId}`;
     await using executor: Executor = createExecutor({ workers: 1 });
-    await using owned = provider;
+    await using owned = { provider, [Symbol.asyncDispose]: async () => provider.dispose?.() };
     const sink: JobSink = {
       accept: async (batch, prompt, answer, samples, dropped) => {
         const spec = specs.get(batch.api);
@@ -284,12 +262,12 @@ export class SynthesisJobs {
       fail: (batch, keys, failure, prompt, answer) => {
         repo.recordFailure(jobId, batch.api, keys, failure, prompt?.hash, answer && prompt ? { promptHash: prompt.hash, raw: answer.text, finish: answer.finishReason ? `${answer.finish}: ${answer.finishReason}` : answer.finish } : undefined);
       },
-      usage: (usage) => (this.lastRetry.delete(jobId), repo.addUsage(jobId, usage, estimateCost(provider.model, usage))),
+      usage: (usage) => (this.lastRetry.delete(jobId), repo.addUsage(jobId, usage, costOf(price, usage) ?? 0)),
       retry: (error) => (repo.addRetry(jobId), this.lastRetry.set(jobId, { message: error.message, at: new Date().toISOString() })),
       progress: (done, total) => this.ctx.emit({ type: 'progress', task, done, total, message: `${provider.name} ${provider.model}` }),
     };
     const { cancelled } = await runSynthesisJob(
-      owned,
+      owned.provider,
       { targets, samplesPerEndpoint: settings.samplesPerEndpoint, batchSize: settings.batchSize, concurrency: settings.concurrency, retry: this.ctx.retry },
       sink,
       signal,

@@ -2,7 +2,7 @@ import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { RequestConfigSchema, type RequestConfig } from '../api/schemas.js';
 import { resolveEndpoint, type ApiSpec, type Endpoint, type JsonSchema } from '../openapi/index.js';
-import type { ProviderAnswer } from './provider.js';
+import type { ProviderOutput as ProviderAnswer } from '../providers/types.js';
 
 const endpointKey = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method.toUpperCase()} ${e.path}`;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../openapi/index.js';
+import { ProviderError } from '../providers/errors.js';
+import type { ModelProvider } from '../providers/types.js';
 import { runSynthesisJob, type JobSink } from './job.js';
-import { ProviderError, type SynthesisProvider } from './provider.js';
 
 const SPEC = `openapi: 3.0.0
 info: { title: t, version: '1' }
@@ -17,9 +18,12 @@ describe('runSynthesisJob', () => {
     const spec = loaded.value;
     let asked = 0;
     let recorded = 0;
-    const provider: SynthesisProvider = {
+    const provider: ModelProvider = {
       name: 'openai',
       model: 'm',
+      capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: false, listsModels: false, jsonSchema: true },
+      concurrency: 2,
+      describe: {},
       contextTokens: 100_000,
       maxOutputTokens: 1_000,
       generate: async () => {
@@ -27,7 +31,7 @@ describe('runSynthesisJob', () => {
         await new Promise((r) => setTimeout(r, 5));
         throw new ProviderError('refused', 400, false);
       },
-      [Symbol.asyncDispose]: async () => {},
+      check: async () => {},
     };
     const sink: JobSink = {
       accept: async () => {},

@@ -1,10 +1,17 @@
 import pLimit from 'p-limit';
-import { checkUsage } from '../generation/providers/http.js';
+import { checkUsage, ProviderError } from '../providers/http.js';
+import { withRetry, type RetryPolicy } from '../providers/retry.js';
+import type { ModelProvider, ProviderOutput, TokenUsage } from '../providers/types.js';
 import type { ApiSpec, Endpoint } from '../openapi/index.js';
 import { ANSWER_SCHEMA, boundedAnswerSchema, readAnswer, type AnswerFailure, type SynthesizedSample } from './answer.js';
 import { synthesisPrompt, type SynthesisPrompt } from './prompt.js';
-import { ProviderError, type ProviderAnswer, type SynthesisProvider, type TokenUsage } from './provider.js';
-import { withRetry, type RetryPolicy } from './retry.js';
+
+/** A provider's answer to a synthesis request. */
+export type ProviderAnswer = ProviderOutput;
+
+/** Where a provider does not say: the prompt's room and the answer's token limit (OpenAI's chat models). */
+const DEFAULT_CONTEXT_TOKENS = 128_000;
+const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
 /** The endpoints of one API to ask for. */
 export interface SynthesisTarget {
@@ -65,7 +72,11 @@ export function batchesOf(plan: Pick<JobPlan, 'targets' | 'batchSize'>): Batch[]
  * request never stops the others. An aborted job stops starting requests and drops the ones in
  * flight without recording them, so a resume asks for them again.
  */
-export async function runSynthesisJob(provider: SynthesisProvider, plan: JobPlan, sink: JobSink, signal?: AbortSignal): Promise<{ readonly cancelled: boolean }> {
+export async function runSynthesisJob(provider: ModelProvider, plan: JobPlan, sink: JobSink, signal?: AbortSignal): Promise<{ readonly cancelled: boolean }> {
+  if (!provider.capabilities.jsonSchema) throw new ProviderError(`${provider.name} cannot hold an answer to a JSON Schema, which synthesis needs`, undefined, false);
+  const contextTokens = provider.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+  const maxOutputTokens = provider.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const jobSignal = signal ?? new AbortController().signal;
   const specTexts = new Map(plan.targets.map((t) => [t.api, t.specText]));
   const batches = batchesOf(plan);
   const limit = pLimit(Math.max(1, plan.concurrency));
@@ -78,17 +89,18 @@ export async function runSynthesisJob(provider: SynthesisProvider, plan: JobPlan
       specText: specTexts.get(batch.api) ?? '',
       endpoints: batch.endpoints,
       samplesPerEndpoint: plan.samplesPerEndpoint,
-      contextTokens: provider.contextTokens,
-      maxOutputTokens: provider.maxOutputTokens,
+      contextTokens,
+      maxOutputTokens,
     });
     if (!prompt.ok) {
       sink.fail(batch, batch.keys, { kind: 'prompt_too_large', message: prompt.error.message }, undefined, undefined);
       return;
     }
-    const request = { system: prompt.value.system, user: prompt.value.user, schema: ANSWER_SCHEMA, boundedSchema: boundedAnswerSchema(batch.spec, batch.endpoints, plan.samplesPerEndpoint), ...(signal ? { signal } : {}) };
+    const request = { kind: 'chat', system: prompt.value.system, messages: [{ role: 'user', content: prompt.value.user }] } as const;
+    const options = { maxTokens: maxOutputTokens, temperature: 1, jsonSchema: { name: 'wapiibench_samples', schema: ANSWER_SCHEMA, bounded: boundedAnswerSchema(batch.spec, batch.endpoints, plan.samplesPerEndpoint) } };
     let answer: ProviderAnswer;
     try {
-      answer = await withRetry(() => provider.generate(request), plan.retry, signal, (error) => sink.retry(error, batch));
+      answer = await withRetry(() => provider.generate(request, options, jobSignal), plan.retry, signal, (error) => sink.retry(error, batch));
       // Whatever the provider parsed, only real token counts reach the job's usage and cost.
       checkUsage(answer.usage, `${provider.name} ${provider.model}`);
     } catch (error) {

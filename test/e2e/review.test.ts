@@ -74,7 +74,7 @@ describe.runIf(hasChromium)('coverage, synthesis and keyboard review on `wapii s
     const synthesize = page.getByRole('button', { name: 'Synthesize', exact: true });
     await provider.selectOption('openai-compatible');
     expect(await synthesize.isDisabled()).toBe(true);
-    expect(await page.getByTestId('synthesize-hint').textContent()).toBe("give the server's base URL (http:// or https://): an OpenAI-compatible server has no default");
+    expect(await page.getByTestId('synthesize-hint').textContent()).toBe("give the server's base URL (http:// or https://): OpenAI-compatible server (llama-server, vLLM, a proxy) has no default");
     await shot(page, '1b-base-url-required');
     await page.getByTestId('synthesize-form').getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
     expect(await synthesize.isEnabled()).toBe(true);

@@ -11,11 +11,8 @@ import './coverage.css';
 type Coverage = Output<'getCoverage'>;
 type Job = Output<'getSynthesisJob'>;
 type KeyStatus = Output<'getApiKeyStatus'>[number];
-type Provider = Input<'synthesize'>['provider'];
-/** The form's choices: OpenAI itself, or a server that speaks its API (the same provider, at a base URL that must be given). */
-type Choice = Provider | 'openai-compatible';
-
-const DEFAULT_MODELS: Record<Choice, string> = { gemini: 'gemini-2.5-pro', openai: 'gpt-4.1', 'openai-compatible': '', local: '' };
+/** A provider as the service's registry describes it (listProviders): synthesis offers those whose answers can be held to a JSON Schema. */
+type ProviderInfo = Output<'listProviders'>[number];
 const isUrl = (text: string): boolean => /^https?:\/\/\S+$/.test(text.trim());
 
 /**
@@ -29,11 +26,13 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
   const [coverage, setCoverage] = useState<Coverage>();
   const [jobs, setJobs] = useState<Job[]>([]);
   const [keys, setKeys] = useState<KeyStatus[]>([]);
+  const [providers, setProviders] = useState<ProviderInfo[]>([]);
   const [scope, setScope] = useState<'uncovered' | 'all' | 'chosen'>('uncovered');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [api, setApi] = useState('');
-  const [choice, setChoice] = useState<Choice>('gemini');
-  const provider: Provider = choice === 'openai-compatible' ? 'openai' : choice;
+  const [provider, setProvider] = useState('gemini');
+  const info = providers.find((p) => p.name === provider);
+  const isFile = info?.modelIs === 'file';
   const [model, setModel] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
   const [modelFile, setModelFile] = useState('');
@@ -47,6 +46,7 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
     if (k) setKeys(k);
   }, [client, datasetId]);
   useEffect(() => void reload(), [reload]);
+  useEffect(() => void attempt(() => client.listProviders({})).then((p) => setProviders((p ?? []).filter((x) => x.capabilities.jsonSchema))), [client]);
   useEffect(
     () =>
       client.onEvent((e) => {
@@ -65,8 +65,8 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
     return () => clearInterval(t);
   }, [running, reload]);
 
-  // Left blank, the OpenAI provider asks api.openai.com: a server of your own must be named, or its requests would go there.
-  const missingBaseUrl = choice === 'openai-compatible' && !isUrl(baseUrl);
+  // A provider with no API of its own (a server) must be told where the server is.
+  const missingBaseUrl = info !== undefined && info.modelIs === 'name' && info.defaultBaseUrl === undefined && !isUrl(baseUrl);
   const start = async (): Promise<void> => {
     const endpoints = scope === 'chosen' ? [...chosen] : scope;
     if (Array.isArray(endpoints) && endpoints.length === 0) return;
@@ -80,7 +80,7 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
         ...(api ? { api } : {}),
         ...(model.trim() ? { model: model.trim() } : {}),
         ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
-        ...(provider === 'local' && modelFile.trim() ? { modelFile: modelFile.trim() } : {}),
+        ...(isFile && modelFile.trim() ? { modelFile: modelFile.trim() } : {}),
       }),
     );
     if (job) await reload();
@@ -145,18 +145,19 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
           </label>
           <label>
             Provider
-            <select aria-label="Provider" value={choice} onChange={(e) => setChoice(e.target.value as Choice)}>
-              <option value="gemini">Gemini</option>
-              <option value="openai">OpenAI</option>
-              <option value="openai-compatible">OpenAI-compatible server</option>
-              <option value="local">local GGUF</option>
+            <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
+              {providers.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.label}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             Model
-            <input aria-label="Model" value={model} placeholder={DEFAULT_MODELS[choice] || (choice === 'local' ? 'from the file' : "the server's")} onChange={(e) => setModel(e.target.value)} />
+            <input aria-label="Model" value={model} placeholder={info?.defaultModel ?? (isFile ? 'from the file' : "the provider's name for it")} onChange={(e) => setModel(e.target.value)} />
           </label>
-          {provider === 'local' ? (
+          {isFile ? (
             <label>
               GGUF file
               <input aria-label="Model file" value={modelFile} placeholder="/path/to/model.gguf" onChange={(e) => setModelFile(e.target.value)} />
@@ -168,7 +169,7 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
                 aria-label="Base URL"
                 aria-invalid={missingBaseUrl}
                 value={baseUrl}
-                placeholder={choice === 'gemini' ? 'the SDK default' : choice === 'openai' ? 'https://api.openai.com/v1' : 'http://localhost:8080/v1 (required)'}
+                placeholder={info?.defaultBaseUrl ?? 'http://localhost:8080/v1 (required)'}
                 onChange={(e) => setBaseUrl(e.target.value)}
               />
             </label>
@@ -178,7 +179,7 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
             <input aria-label="Concurrency" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(Math.max(1, Number(e.target.value) || 1))} />
           </label>
         </div>
-        {provider !== 'local' && (
+        {info !== undefined && info.keyVariables.length > 0 && (
           <div className="api-key">
             <span data-testid="key-status">
               API key: {keyStatus?.set ? `set (${keyStatus.source === 'environment' ? 'from the environment' : 'saved, encrypted'})` : 'not set'}
@@ -203,7 +204,7 @@ export function CoveragePanel({ datasetId, onClose }: { datasetId: number; onClo
           </button>
           {missingBaseUrl && (
             <span className="error-inline" data-testid="synthesize-hint">
-              give the server&apos;s base URL (http:// or https://): an OpenAI-compatible server has no default
+              give the server&apos;s base URL (http:// or https://): {info?.label ?? 'this provider'} has no default
             </span>
           )}
         </div>

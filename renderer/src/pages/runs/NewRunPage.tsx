@@ -22,13 +22,8 @@ const GRID: readonly { setup: Setup; setting: Setting; label: string }[] = [
 ];
 type KeyStatus = Output<'getApiKeyStatus'>[number];
 type Provider = Extract<StartRunInput['model'], { provider: unknown }>['provider']['name'];
-/** Hosted providers (main/generation/providers): the key comes from the environment or the key store, never from this form. */
-const PROVIDERS: readonly { name: Provider; label: string; key: string }[] = [
-  { name: 'openai', label: 'OpenAI', key: 'OPENAI_API_KEY' },
-  { name: 'anthropic', label: 'Anthropic', key: 'ANTHROPIC_API_KEY' },
-  { name: 'gemini', label: 'Gemini', key: 'GEMINI_API_KEY' },
-  { name: 'openai-compatible', label: 'OpenAI-compatible server with a key', key: 'OPENAI_COMPATIBLE_API_KEY' },
-];
+/** A provider as the service's registry describes it (listProviders); the key comes from the environment or the key store, never from this form. */
+type ProviderInfo = Output<'listProviders'>[number];
 const cell = (g: { setup: Setup; setting: Setting }): string => `${g.setup}/${g.setting}`;
 /** A preview refused for what this cell asks (bad_input): the other cells may still run. */
 const isCellRefusal = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'bad_input';
@@ -93,10 +88,12 @@ export function NewRunPage(): React.JSX.Element {
   // The previews of the ticked cells for the form as it is: those the service refused, with why, are not queued.
   const [plan, setPlan] = useState<{ input: unknown; refused: { label: string; reason: string }[]; runnable: string[]; warning: string | undefined } | undefined>();
   const [queuing, setQueuing] = useState(false);
-  const providerInfo = PROVIDERS.find((p) => p.name === provider)!;
+  // Local GGUF models are picked from the library above; every other provider of the registry is offered here.
+  const [providers, setProviders] = useState<ProviderInfo[]>([]);
+  const providerInfo = providers.find((p) => p.name === provider);
   const providerKey = keys?.find((k) => k.provider === provider);
   // A hosted provider refuses every request without its key; a server of your own may want none.
-  const keyMissing = source === 'hosted' && provider !== 'openai-compatible' && providerKey !== undefined && !providerKey.set;
+  const keyMissing = source === 'hosted' && providerInfo?.key === 'required' && providerKey !== undefined && !providerKey.set;
 
   useEffect(() => {
     void attempt(() => client.listDatasets({})).then((d) => {
@@ -106,6 +103,7 @@ export function NewRunPage(): React.JSX.Element {
       if (d && saved.datasetId !== undefined && !d.some((x) => x.id === saved.datasetId)) setApis([]);
     });
     void attempt(() => client.getApiKeyStatus({})).then((k) => setKeys(k ?? []));
+    void attempt(() => client.listProviders({})).then((p) => setProviders(p ?? []));
     void attempt(() => client.listModels({})).then((m) => {
       setModels(m ?? []);
       const usable = m?.filter((x) => x.present) ?? [];
@@ -124,7 +122,7 @@ export function NewRunPage(): React.JSX.Element {
   useEffect(() => {
     if (source !== 'hosted' || keyMissing) return setProviderModels(undefined);
     const url = baseUrl.trim();
-    if (provider === 'openai-compatible' && !/^https?:\/\/\S+$/.test(url)) return setProviderModels(undefined);
+    if (!providerInfo?.capabilities.listsModels || (providerInfo.defaultBaseUrl === undefined && !/^https?:\/\/\S+$/.test(url))) return setProviderModels(undefined);
     let live = true;
     const t = setTimeout(() => {
       client.listProviderModels({ provider, ...(url ? { baseUrl: url } : {}) }).then(
@@ -133,10 +131,10 @@ export function NewRunPage(): React.JSX.Element {
       );
     }, 250);
     return () => ((live = false), clearTimeout(t));
-  }, [client, source, provider, baseUrl, keyMissing]);
+  }, [client, source, provider, providerInfo, baseUrl, keyMissing]);
 
   const dataset = datasets?.find((d) => d.id === datasetId);
-  const useBatch = source === 'hosted' && provider === 'openai' && batch;
+  const useBatch = source === 'hosted' && providerInfo?.capabilities.batch === true && batch;
   const model = models?.find((m) => m.id === modelId);
   const number = (text: string): number | undefined => (text.trim() === '' || Number.isNaN(Number(text)) ? undefined : Number(text));
 
@@ -145,10 +143,10 @@ export function NewRunPage(): React.JSX.Element {
     if (datasetId === undefined) return 'choose a dataset';
     if (source === 'local' && modelId === undefined) return 'choose a model';
     if (source === 'remote' && !/^https?:\/\/\S+$/.test(remoteUrl.trim())) return 'give the endpoint as an http(s) URL';
-    if (keyMissing) return `no ${providerInfo.label} key: set ${providerInfo.key} before starting wapii (or save one in the app)`;
+    if (keyMissing) return `no ${providerInfo?.label ?? provider} key: set ${providerInfo?.keyVariables[0] ?? 'its key'} before starting wapii (or save one in the app)`;
     if (source === 'hosted' && providerModel.trim() === '') return "give the provider's model";
     if (source === 'hosted' && baseUrl.trim() !== '' && !/^https?:\/\/\S+$/.test(baseUrl.trim())) return 'give the base URL as an http(s) URL';
-    if (source === 'hosted' && provider === 'openai-compatible' && baseUrl.trim() === '') return "give the server's base URL";
+    if (source === 'hosted' && providerInfo !== undefined && providerInfo.defaultBaseUrl === undefined && baseUrl.trim() === '') return "give the server's base URL";
     const cap = number(spendingCap);
     if (source === 'hosted' && spendingCap.trim() !== '' && (cap === undefined || cap <= 0)) return 'the spending cap must be a positive number of dollars';
     const rounds = number(repairRounds);
@@ -381,8 +379,8 @@ export function NewRunPage(): React.JSX.Element {
               <div className="row">
                 <label>
                   Provider
-                  <select aria-label="Provider" value={provider} onChange={(e) => (setProvider(e.target.value as Provider), setProviderModels(undefined))}>
-                    {PROVIDERS.map((p) => (
+                  <select aria-label="Provider" value={provider} onChange={(e) => (setProvider(e.target.value), setProviderModels(undefined))}>
+                    {providers.filter((p) => p.modelIs === 'name').map((p) => (
                       <option key={p.name} value={p.name}>
                         {p.label}
                       </option>
@@ -391,27 +389,27 @@ export function NewRunPage(): React.JSX.Element {
                 </label>
                 <label>
                   Model
-                  <input aria-label="Provider model" list="provider-models" value={providerModel} onChange={(e) => setProviderModel(e.target.value)} placeholder={provider === 'openai' ? 'gpt-4o' : ''} />
+                  <input aria-label="Provider model" list="provider-models" value={providerModel} onChange={(e) => setProviderModel(e.target.value)} placeholder={providerInfo?.defaultModel ?? "the provider's name for it"} />
                   <datalist id="provider-models">
                     {providerModels && 'models' in providerModels && providerModels.models.map((m) => <option key={m} value={m} />)}
                   </datalist>
                 </label>
                 <label>
                   Base URL
-                  <input type="url" aria-label="Provider base URL" size={32} placeholder={provider === 'openai-compatible' ? 'https://… (required)' : "the provider's own API"} value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} />
+                  <input type="url" aria-label="Provider base URL" size={32} placeholder={providerInfo?.defaultBaseUrl ?? 'https://… (required)'} value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} />
                 </label>
                 <label>
                   spending cap $
                   <input className="narrow" aria-label="Spending cap" placeholder="none" value={spendingCap} onChange={(e) => setSpendingCap(e.target.value)} />
                 </label>
               </div>
-              {provider === 'openai' && (
+              {providerInfo?.capabilities.batch && (
                 <label className="check" title="Every request of the run goes in one batch file; OpenAI answers within 24 hours, at half the price. A run that stops keeps its batch and a resume reads it; Cancel cancels it at OpenAI.">
                   <input type="checkbox" aria-label="Batch API" checked={batch} onChange={(e) => setBatch(e.target.checked)} /> OpenAI Batch API: half the price, results within 24 h
                 </label>
               )}
               <p className={keyMissing ? 'error-inline' : 'muted'} data-testid="provider-key">
-                {keyLine(providerInfo, providerKey)}
+                {providerInfo && keyLine(providerInfo, providerKey)}
               </p>
               <p className="muted" data-testid="provider-models">
                 {providerModels === undefined
@@ -564,9 +562,11 @@ export function NewRunPage(): React.JSX.Element {
 }
 
 /** One line on the provider's key: where it comes from, or which variable to set; never the key. */
-function keyLine(provider: { name: Provider; label: string; key: string }, status: KeyStatus | undefined): string {
-  if (!status) return `The key comes from ${provider.key} or the app's key store; it is sent only to the provider and never stored with the run.`;
-  if (status.set) return `${provider.label} key: from ${status.source === 'saved' ? "the app's key store" : provider.key}; it is sent only to the provider and never stored with the run.`;
-  if (provider.name === 'openai-compatible') return `No key for the server (${provider.key} is not set): requests go without one, as a server without auth expects.`;
-  return `No ${provider.label} key: set ${provider.key} before starting wapii (or save one in the app); a run cannot start without it.`;
+function keyLine(provider: ProviderInfo, status: KeyStatus | undefined): string {
+  const variable = provider.keyVariables[0];
+  if (provider.key === 'none' || variable === undefined) return `${provider.label} takes no key.`;
+  if (!status) return `The key comes from ${variable} or the app's key store; it is sent only to the provider and never stored with the run.`;
+  if (status.set) return `${provider.label} key: from ${status.source === 'saved' ? "the app's key store" : variable}; it is sent only to the provider and never stored with the run.`;
+  if (provider.key === 'optional') return `No key for the server (${variable} is not set): requests go without one, as a server without auth expects.`;
+  return `No ${provider.label} key: set ${variable} before starting wapii (or save one in the app); a run cannot start without it.`;
 }

@@ -15,7 +15,7 @@ const FIELDS = {
   sampleSeed: 'string',
   stratify: ['none', 'api'],
   source: ['local', 'remote', 'hosted'],
-  provider: ['openai', 'anthropic', 'gemini', 'openai-compatible'],
+  provider: 'string',
   providerModel: 'string',
   baseUrl: 'string',
   spendingCap: 'string',

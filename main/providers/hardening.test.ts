@@ -1,12 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { completionPrompt } from '../../prompt/index.js';
-import { geminiProvider } from '../../synthesis/gemini.js';
-import { openAiProvider } from '../../synthesis/openai.js';
-import type { SynthesisRequest } from '../../synthesis/provider.js';
+import { completionPrompt } from '../prompt/index.js';
 import { anthropicMessages } from './anthropic.js';
-import { providerBackend } from './backend.js';
+import { providerBackend } from '../generation/providerBackend.js';
 import { geminiGenerate } from './gemini.js';
 import { ProviderError, UnusableAnswerError } from './http.js';
 import { openAiChat } from './openai.js';
@@ -25,7 +22,9 @@ const NO_RETRY = { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 
 const signal = new AbortController().signal;
 const chat = { kind: 'chat' as const, messages: [{ role: 'user' as const, content: 'write the call' }] };
 const options = { maxTokens: 16, temperature: 0 };
-const synthesisRequest: SynthesisRequest = { system: 's', user: 'u', schema: { type: 'object' }, boundedSchema: { type: 'object' } };
+// What a synthesis job asks (synthesis/job.ts): a system text, the prompt, and a JSON Schema the answer must follow.
+const synthesisAsk = { kind: 'chat' as const, system: 's', messages: [{ role: 'user' as const, content: 'u' }] };
+const synthesisOptions = { maxTokens: 64, temperature: 1, jsonSchema: { name: 'wapiibench_samples', schema: { type: 'object' } } };
 
 interface Seen {
   readonly method: string;
@@ -73,8 +72,8 @@ describe('usage that is not a count of tokens is refused, by every provider (ite
     { name: 'Anthropic, output_tokens 2.5', path: /^\/v1\/messages$/, body: { id: 'm', content: [{ type: 'text', text: 'x' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 2.5 } }, call: (url) => anthropicMessages({ model: 'claude-haiku-4-5', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(chat, options, signal) },
     { name: 'Gemini, candidatesTokenCount 1e300', path: /:generateContent$/, body: { candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1e300 } }, call: (url) => geminiGenerate({ model: 'gemini-2.5-flash', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(chat, options, signal) },
     { name: 'an OpenAI-compatible server, completion_tokens -5', path: /^\/v1\/completions$/, body: { choices: [{ text: 'x' }], usage: { prompt_tokens: 1, completion_tokens: -5 } }, call: (url) => openAiCompatible({ model: 'm', baseUrl: url, retry: NO_RETRY }).generate({ kind: 'completion', text: 'x' }, options, signal) },
-    { name: 'synthesis through an OpenAI server, prompt_tokens "lots"', path: /^\/v1\/chat\/completions$/, body: chatAnswer({ prompt_tokens: 'lots', completion_tokens: 3 }, '{"samples":[]}'), call: (url) => openAiProvider({ model: 'm', apiKey: KEY, baseUrl: url }).generate(synthesisRequest) },
-    { name: 'synthesis through Gemini, promptTokenCount -1', path: /:generateContent$/, body: { candidates: [{ content: { parts: [{ text: '{"samples":[]}' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: -1, candidatesTokenCount: 3 } }, call: (url) => geminiProvider({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url }).generate(synthesisRequest) },
+    { name: 'synthesis through an OpenAI server, prompt_tokens "lots"', path: /^\/v1\/chat\/completions$/, body: chatAnswer({ prompt_tokens: 'lots', completion_tokens: 3 }, '{"samples":[]}'), call: (url) => openAiChat({ model: 'm', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(synthesisAsk, synthesisOptions, signal) },
+    { name: 'synthesis through Gemini, promptTokenCount -1', path: /:generateContent$/, body: { candidates: [{ content: { parts: [{ text: '{"samples":[]}' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: -1, candidatesTokenCount: 3 } }, call: (url) => geminiGenerate({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(synthesisAsk, synthesisOptions, signal) },
   ];
   it.each(cases)('$name', async ({ path, body, call }) => {
     const server = await standIn((s, res) => (path.test(s.path) ? json(res, body) : json(res, { error: { message: `unexpected ${s.method} ${s.path}` } }, 404)));
@@ -95,7 +94,7 @@ describe('usage that is not a count of tokens is refused, by every provider (ite
     const lying: ModelProvider = {
       name: 'openai',
       model: 'gpt-4o',
-      capabilities: { logits: false, constraints: 'none', completion: true, chat: true, prefill: false, batch: false, listsModels: false },
+      capabilities: { logits: false, constraints: 'none', completion: true, chat: true, prefill: false, batch: false, listsModels: false, jsonSchema: false },
       concurrency: 1,
       describe: {},
       generate: async (): Promise<ProviderOutput> => ({ text: 'x', finish: 'stop', usage: usages[n++ % 2]!, requestIds: [] }),
@@ -141,8 +140,8 @@ describe('a key echoed in an error body is taken out before the body is cut (ite
   const callers: { name: string; call: (url: string) => Promise<unknown> }[] = [
     { name: 'a run (OpenAI chat)', call: (url) => openAiChat({ model: 'gpt-4o', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(chat, options, signal) },
     { name: 'a run (OpenAI-compatible server with a key)', call: (url) => openAiCompatible({ model: 'm', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate({ kind: 'completion', text: 'x' }, options, signal) },
-    { name: 'synthesis (OpenAI)', call: (url) => openAiProvider({ model: 'm', apiKey: KEY, baseUrl: url }).generate(synthesisRequest) },
-    { name: 'synthesis (Gemini SDK)', call: (url) => geminiProvider({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url }).generate(synthesisRequest) },
+    { name: 'synthesis (OpenAI)', call: (url) => openAiChat({ model: 'm', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(synthesisAsk, synthesisOptions, signal) },
+    { name: 'synthesis (Gemini)', call: (url) => geminiGenerate({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url, retry: NO_RETRY }).generate(synthesisAsk, synthesisOptions, signal) },
   ];
   for (const caller of callers) {
     it.each(echoes)(`${caller.name}: $name`, async ({ status, type, body }) => {
@@ -178,8 +177,8 @@ describe('an answer is read under one size cap and one time limit (item 3)', () 
   it.each([
     { name: 'a run (OpenAI-compatible chat), the 8 MiB default', cap: undefined, call: (url: string, cap?: number) => openAiCompatible({ model: 'm', baseUrl: url, retry: NO_RETRY, ...(cap ? { maxAnswerBytes: cap } : {}) }).generate(chat, options, signal) },
     { name: 'a run (OpenAI chat), a 256 KiB cap', cap: 262_144, call: (url: string, cap?: number) => openAiChat({ model: 'gpt-4o', apiKey: KEY, baseUrl: url, retry: NO_RETRY, ...(cap ? { maxAnswerBytes: cap } : {}) }).generate(chat, options, signal) },
-    { name: 'synthesis (OpenAI), a 256 KiB cap', cap: 262_144, call: (url: string, cap?: number) => openAiProvider({ model: 'm', apiKey: KEY, baseUrl: url, ...(cap ? { maxAnswerBytes: cap } : {}) }).generate(synthesisRequest) },
-    { name: 'synthesis (Gemini SDK), a 256 KiB cap', cap: 262_144, call: (url: string, cap?: number) => geminiProvider({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url, ...(cap ? { maxAnswerBytes: cap } : {}) }).generate(synthesisRequest) },
+    { name: 'synthesis (OpenAI), a 256 KiB cap', cap: 262_144, call: (url: string, cap?: number) => openAiChat({ model: 'm', apiKey: KEY, baseUrl: url, retry: NO_RETRY, ...(cap ? { maxAnswerBytes: cap } : {}) }).generate(synthesisAsk, synthesisOptions, signal) },
+    { name: 'synthesis (Gemini), a 256 KiB cap', cap: 262_144, call: (url: string, cap?: number) => geminiGenerate({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url, retry: NO_RETRY, ...(cap ? { maxAnswerBytes: cap } : {}) }).generate(synthesisAsk, synthesisOptions, signal) },
   ])('$name: a larger answer is refused in one line, unread past the cap', async ({ cap, call }) => {
     const server = await standIn(endless);
     const failed = await call(server.url, cap).then(
@@ -215,8 +214,8 @@ describe('an answer is read under one size cap and one time limit (item 3)', () 
   });
 
   it.each([
-    { name: 'synthesis (OpenAI)', call: (url: string) => openAiProvider({ model: 'm', apiKey: KEY, baseUrl: url, timeoutMs: 300 }).generate(synthesisRequest) },
-    { name: 'synthesis (Gemini SDK)', call: (url: string) => geminiProvider({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url, timeoutMs: 300 }).generate(synthesisRequest) },
+    { name: 'synthesis (OpenAI)', call: (url: string) => openAiChat({ model: 'm', apiKey: KEY, baseUrl: url, retry: NO_RETRY, timeoutMs: 300 }).generate(synthesisAsk, synthesisOptions, signal) },
+    { name: 'synthesis (Gemini)', call: (url: string) => geminiGenerate({ model: 'gemini-2.5-pro', apiKey: KEY, baseUrl: url, retry: NO_RETRY, timeoutMs: 300 }).generate(synthesisAsk, synthesisOptions, signal) },
   ])('$name: a trickling body is cut at the time limit', async ({ call }) => {
     const server = await standIn(trickle);
     const failed = await call(server.url).then(

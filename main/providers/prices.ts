@@ -12,35 +12,16 @@ export interface Price {
 /** Model-name prefixes (longest match wins) to prices; `provider/prefix` keys apply to that provider only. */
 export type PriceTable = Readonly<Record<string, Price>>;
 
-/**
- * List prices from the providers' price pages (late 2025). Users edit them in a JSON file of the
- * same shape (`$WAPII_PRICES`, or `prices.json` beside the database): its entries replace these.
- * A model matched by no entry costs 0 and the run says the price is unknown.
- */
-export const DEFAULT_PRICES: PriceTable = {
-  'openai/gpt-4o-mini': { input: 0.15, output: 0.6, batchInput: 0.075, batchOutput: 0.3 },
-  'openai/gpt-4o': { input: 2.5, output: 10, batchInput: 1.25, batchOutput: 5 },
-  'openai/gpt-4.1-nano': { input: 0.1, output: 0.4, batchInput: 0.05, batchOutput: 0.2 },
-  'openai/gpt-4.1-mini': { input: 0.4, output: 1.6, batchInput: 0.2, batchOutput: 0.8 },
-  'openai/gpt-4.1': { input: 2, output: 8, batchInput: 1, batchOutput: 4 },
-  'openai/gpt-5-nano': { input: 0.05, output: 0.4, batchInput: 0.025, batchOutput: 0.2 },
-  'openai/gpt-5-mini': { input: 0.25, output: 2, batchInput: 0.125, batchOutput: 1 },
-  'openai/gpt-5': { input: 1.25, output: 10, batchInput: 0.625, batchOutput: 5 },
-  'anthropic/claude-haiku-4-5': { input: 1, output: 5 },
-  'anthropic/claude-3-5-haiku': { input: 0.8, output: 4 },
-  'anthropic/claude-sonnet-4': { input: 3, output: 15 },
-  'anthropic/claude-opus-4': { input: 15, output: 75 },
-  'gemini/gemini-2.5-pro': { input: 1.25, output: 10 },
-  'gemini/gemini-2.5-flash-lite': { input: 0.1, output: 0.4 },
-  'gemini/gemini-2.5-flash': { input: 0.3, output: 2.5 },
-  'gemini/gemini-2.0-flash': { input: 0.1, output: 0.4 },
-};
-
 /** A price the spending cap can count with: JSON's 1e999 is Infinity. */
 const validPrice = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
-/** The default table with the user's file over it; a file that cannot be read or parsed is one line of error. */
-export function loadPrices(file: string | undefined): { table: PriceTable; error?: string } {
+/**
+ * The built-in table (the providers' list prices, late 2025, in their registry entries) with the
+ * user's file of the same shape over it; a file that cannot be read or parsed is one line of
+ * error. A model matched by no entry costs 0 and the run says the price is unknown.
+ */
+export function loadPrices(file: string | undefined, defaults: PriceTable): { table: PriceTable; error?: string } {
+  const DEFAULT_PRICES = defaults;
   if (!file || !fs.existsSync(file)) return { table: DEFAULT_PRICES };
   try {
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;

@@ -231,15 +231,55 @@ export function failureLine(where: string, status: number, text: string, apiKey:
   return `${where} answered ${status}: ${quote(errorMessage(body, safe), apiKey)}`;
 }
 
-/** A 429 that waiting does not fix: the account's quota or credit is spent (OpenAI `insufficient_quota`, Anthropic credit balance). */
-const QUOTA = /insufficient_quota|quota|credit balance|billing/i;
+/**
+ * A 429 that waiting does not fix: the account's quota or credit is spent (OpenAI
+ * `insufficient_quota`, Anthropic's credit balance, Gemini's "exceeded your current quota … billing").
+ * Gemini's per-minute limit ("Resource has been exhausted (e.g. check quota)") passes in a minute: retried.
+ */
+const QUOTA = /insufficient_quota|exceeded your current quota|credit balance|billing/i;
+
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
 
 /**
- * One JSON request to a provider: never follows a redirect (a call carrying a key is answered by
- * the origin it was sent to, or not at all), reads the answer under one time limit and size cap
- * (fetchAnswer), answers a cancel at once, and sorts failures: 401/403 and spent quota are fatal,
- * 408, 429 (with its Retry-After) and 5xx and lost connections are retried, an answer that is not
- * JSON is unusable, the rest fail this sample.
+ * The one redirect policy: a request carrying a key never leaves its origin. A redirect within
+ * the origin is followed (at most 5 hops); one to another origin is refused, a fatal error naming
+ * where it pointed. fetch's own `redirect: 'follow'` would resend the key header to whatever host
+ * a server (or a proxy in between) names, and a key in a custom header is never dropped on the way.
+ */
+export function sameOriginFetch(base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    let request: RequestInit = { ...init, redirect: 'manual' };
+    // A Request object carries its own method, headers and body; read them once into the init.
+    if (typeof input !== 'string' && !(input instanceof URL)) {
+      request = { method: input.method, headers: input.headers, body: input.body === null ? null : await input.arrayBuffer(), signal: input.signal, ...request };
+    }
+    const origin = new URL(url).origin;
+    for (let hop = 0; ; hop++) {
+      const response = await base(url, request);
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || location === null) return response;
+      const where = new URL(url);
+      const next = new URL(location, url);
+      await response.body?.cancel();
+      if (next.origin !== origin) throw new FatalProviderError(`${where.origin}${where.pathname} answered ${response.status}, a redirect to ${next.origin}; a request carrying a key never leaves its origin — give the base URL of the server that answers`, response.status);
+      if (hop >= MAX_REDIRECTS) throw new FatalProviderError(`${origin} redirected more than ${MAX_REDIRECTS} times`, response.status);
+      url = next.href;
+      // 303, and 301/302 after a POST, turn into a GET without a body (as fetch itself does).
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && (request.method ?? 'GET').toUpperCase() === 'POST')) {
+        const { body: _body, ...rest } = request;
+        request = { ...rest, method: 'GET' };
+      }
+    }
+  };
+}
+
+/**
+ * One JSON request to a provider: redirects only within its origin (sameOriginFetch), reads the
+ * answer under one time limit and size cap (fetchAnswer), answers a cancel at once, and sorts
+ * failures: 401/403 and spent quota are fatal, 408, 429 (with its Retry-After) and 5xx and lost
+ * connections are retried, an answer that is not JSON is unusable, the rest fail this sample.
  */
 export async function requestJson(
   url: string,
@@ -248,6 +288,7 @@ export async function requestJson(
   options: HttpOptions = {},
 ): Promise<JsonAnswer> {
   const where = new URL(url).origin + new URL(url).pathname;
+  const doFetch = sameOriginFetch(options.fetch ?? fetch);
   const once = async (): Promise<JsonAnswer> => {
     const { response, text } = await fetchAnswer(
       url,
@@ -256,16 +297,10 @@ export async function requestJson(
         // A FormData body (a file upload) sets its own multipart content type.
         headers: { ...(init.body !== undefined && !(init.body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...init.headers },
         ...(init.body !== undefined ? { body: init.body instanceof FormData ? init.body : JSON.stringify(init.body) } : {}),
-        redirect: 'manual',
       },
       signal,
-      options,
+      { ...options, fetch: doFetch },
     );
-    if (response.status >= 300 && response.status < 400) {
-      const location = response.headers.get('location');
-      const to = location ? new URL(location, url).origin : 'elsewhere';
-      throw new FatalProviderError(`${where} answered ${response.status}, a redirect to ${to}; requests carrying a key do not follow redirects — give the base URL of the server that answers`, response.status);
-    }
     if (response.ok) {
       if (init.expect === 'text') return { status: response.status, headers: response.headers, body: text };
       let body: unknown;

@@ -91,7 +91,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): ModelProvide
   return {
     name: 'openai-compatible',
     model: options.model,
-    capabilities: { logits: false, constraints: 'grammar', completion: true, chat: true, prefill: false, batch: false, listsModels: true },
+    capabilities: { logits: false, constraints: 'grammar', completion: true, chat: true, prefill: false, batch: false, listsModels: true, jsonSchema: true },
     concurrency,
     describe: { provider: 'openai-compatible', baseUrl: origin, key: options.apiKey !== undefined },
     generate: (prompt, o, signal) =>

@@ -160,7 +160,7 @@ export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
   return {
     name: 'openai',
     model: options.model,
-    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: true, listsModels: true },
+    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: true, listsModels: true, jsonSchema: true },
     // Every output of the run is asked at once: the batch holds them all.
     concurrency: 50_000,
     describe: { provider: 'openai', baseUrl: new URL(base).origin, api: 'batches (chat/completions)' },

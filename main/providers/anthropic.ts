@@ -34,7 +34,7 @@ export function anthropicMessages(options: AnthropicOptions): ModelProvider {
   return {
     name: 'anthropic',
     model: options.model,
-    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: true, batch: false, listsModels: true },
+    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: true, batch: false, listsModels: true, jsonSchema: false },
     concurrency,
     describe: { provider: 'anthropic', baseUrl: new URL(base).origin, api: 'messages', anthropicVersion: ANTHROPIC_VERSION },
     generate: (prompt, generateOptions, signal) =>
@@ -43,6 +43,7 @@ export function anthropicMessages(options: AnthropicOptions): ModelProvider {
         const body = {
           model: options.model,
           max_tokens: generateOptions.maxTokens,
+          ...(prompt.kind === 'chat' && prompt.system ? { system: prompt.system } : {}),
           messages,
           temperature: Math.min(1, generateOptions.temperature),
           ...(generateOptions.topK !== undefined && generateOptions.temperature > 0 && generateOptions.topK > 0 ? { top_k: generateOptions.topK } : {}),

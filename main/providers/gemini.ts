@@ -5,6 +5,9 @@ import type { ModelProvider, ProviderOutput } from './types.js';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 
+/** Finish reasons that mean a filter stopped the answer. */
+const BLOCKED: ReadonlySet<string> = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION']);
+
 export interface GeminiOptions extends HttpOptions {
   readonly model: string;
   readonly apiKey: string;
@@ -20,7 +23,11 @@ interface GenerateContentAnswer {
   readonly promptFeedback?: { readonly blockReason?: string };
 }
 
-/** Gemini's generateContent (`x-goog-api-key`; the key never goes in the URL, where logs keep it). */
+/**
+ * Gemini's generateContent over plain HTTP (`x-goog-api-key`; the key never goes in the URL, where
+ * logs keep it), for runs and synthesis alike. Not through @google/genai: its fetch would follow
+ * redirects and read bodies outside the wing's one redirect policy, size cap and time limit.
+ */
 export function geminiGenerate(options: GeminiOptions): ModelProvider {
   const base = (options.baseUrl ?? GEMINI_BASE_URL).replace(/\/+$/, '').replace(/\/v1beta$/, '');
   if (!mayCarryKey(base, 'generativelanguage.googleapis.com')) throw new FatalProviderError(`the Gemini key is sent only to https://generativelanguage.googleapis.com or a server on this machine, not to ${new URL(base).origin}`);
@@ -31,13 +38,14 @@ export function geminiGenerate(options: GeminiOptions): ModelProvider {
   return {
     name: 'gemini',
     model,
-    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: false, listsModels: true },
+    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: false, listsModels: true, jsonSchema: true },
     concurrency,
     describe: { provider: 'gemini', baseUrl: new URL(base).origin, api: 'generateContent' },
     generate: (prompt, generateOptions, signal) =>
       limit(async (): Promise<ProviderOutput> => {
         const body = {
           contents: messagesOf(prompt).map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
+          ...(prompt.kind === 'chat' && prompt.system ? { systemInstruction: { parts: [{ text: prompt.system }] } } : {}),
           generationConfig: {
             temperature: generateOptions.temperature,
             maxOutputTokens: generateOptions.maxTokens,
@@ -45,19 +53,28 @@ export function geminiGenerate(options: GeminiOptions): ModelProvider {
             ...(generateOptions.topK !== undefined && generateOptions.temperature > 0 && generateOptions.topK > 0 ? { topK: generateOptions.topK } : {}),
             ...(generateOptions.seed !== undefined ? { seed: generateOptions.seed } : {}),
             ...(generateOptions.stop?.length ? { stopSequences: generateOptions.stop.slice(0, 5) } : {}),
+            // responseJsonSchema (not the OpenAPI-subset responseSchema, which cannot say "any header name").
+            ...(generateOptions.jsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: generateOptions.jsonSchema.schema } : {}),
           },
         };
         const where = `${base}/v1beta/models/${encodeURIComponent(model)}:generateContent`;
         const answer = await requestJson(where, { method: 'POST', headers, body }, signal, options);
         const parsed = answer.body as GenerateContentAnswer;
+        const usage = (): ProviderOutput['usage'] =>
+          // A blocked or empty answer has no candidatesTokenCount: only the prompt's count is always there.
+          usageFrom(where, { input: [['usageMetadata.promptTokenCount', parsed.usageMetadata?.promptTokenCount]], output: [['usageMetadata.candidatesTokenCount', parsed.usageMetadata?.candidatesTokenCount], ['usageMetadata.thoughtsTokenCount', parsed.usageMetadata?.thoughtsTokenCount]] }, 'input');
+        const blockReason = parsed.promptFeedback?.blockReason;
+        if (typeof blockReason === 'string' && blockReason !== '') return { text: '', finish: 'blocked', finishReason: `prompt blocked: ${blockReason}`, usage: usage(), requestIds: requestIds(parsed.responseId) };
         const candidate = Array.isArray(parsed.candidates) ? parsed.candidates[0] : undefined;
-        if (!candidate) throw new UnusableAnswerError(`no candidate${parsed.promptFeedback?.blockReason ? `: the prompt was blocked (${parsed.promptFeedback.blockReason})` : ''}`);
+        if (!candidate) throw new UnusableAnswerError('no candidate');
         const parts: readonly { readonly text?: string; readonly thought?: boolean }[] = Array.isArray(candidate.content?.parts) ? candidate.content.parts : [];
+        const reason = candidate.finishReason;
+        const finish = reason === 'MAX_TOKENS' ? 'length' : reason === 'STOP' || reason === undefined ? 'stop' : reason !== undefined && BLOCKED.has(reason) ? 'blocked' : 'other';
         return {
           text: parts.filter((p) => !p?.thought && typeof p?.text === 'string').map((p) => p.text ?? '').join(''),
-          finish: candidate.finishReason === 'MAX_TOKENS' ? 'length' : candidate.finishReason === 'STOP' ? 'stop' : 'other',
-          // A blocked or empty answer has no candidatesTokenCount: only the prompt's count is always there.
-          usage: usageFrom(where, { input: [['usageMetadata.promptTokenCount', parsed.usageMetadata?.promptTokenCount]], output: [['usageMetadata.candidatesTokenCount', parsed.usageMetadata?.candidatesTokenCount], ['usageMetadata.thoughtsTokenCount', parsed.usageMetadata?.thoughtsTokenCount]] }, 'input'),
+          finish,
+          ...(finish !== 'stop' && reason ? { finishReason: reason } : {}),
+          usage: usage(),
           requestIds: requestIds(parsed.responseId),
           ...(parsed.modelVersion ? { modelVersion: parsed.modelVersion } : {}),
         };

@@ -1,14 +1,13 @@
-/**
- * One interface for every model a run can use (as promptfoo's providers and Inspect's ModelAPI):
- * hosted APIs (OpenAI, Anthropic, Gemini), OpenAI-compatible servers with or without a key, and a
- * pool of such servers. What a provider can do is data (ProviderCapabilities), so a run, the New
- * run page and a repair loop around it ask rather than branch on names. The local GGUF backend
- * (local.ts) decodes token by token and keeps its own slot interface; its capabilities are
- * LOCAL_CAPABILITIES.
- */
+import type { JsonSchema } from '../openapi/index.js';
 
-export const PROVIDER_NAMES = ['openai', 'anthropic', 'gemini', 'openai-compatible'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
+/**
+ * One interface for every caller of a model (as promptfoo's providers and Inspect's ModelAPI):
+ * runs, repair, synthesis and New run's model list. Hosted APIs (OpenAI, Anthropic, Gemini),
+ * OpenAI-compatible servers with or without a key and pools of them, Ollama, and a local GGUF
+ * model. What a provider can do is data (ProviderCapabilities), so callers ask rather than branch
+ * on names; registry.ts names each one. A local model's `logits` capability is what a run's
+ * token-level constrained decoding uses (main/generation/local.ts decodes token by token).
+ */
 
 export interface ProviderCapabilities {
   /** The model's token probabilities can be read and masked (token-level constrained decoding). */
@@ -25,9 +24,9 @@ export interface ProviderCapabilities {
   readonly batch: boolean;
   /** Lists its models (GET /models). */
   readonly listsModels: boolean;
+  /** Its answer can be held to a JSON Schema (synthesis needs this). */
+  readonly jsonSchema: boolean;
 }
-
-export const LOCAL_CAPABILITIES: ProviderCapabilities = { logits: true, constraints: 'tokens', completion: true, chat: true, prefill: true, batch: false, listsModels: false };
 
 export interface ChatMessage {
   readonly role: 'user' | 'assistant';
@@ -39,6 +38,8 @@ export type ProviderPrompt =
   | { readonly kind: 'completion'; readonly text: string }
   | {
       readonly kind: 'chat';
+      /** Instructions apart from the conversation (a system message, Gemini's systemInstruction). */
+      readonly system?: string;
       readonly messages: readonly ChatMessage[];
       /** The start of the model's reply, where the provider can prefill it (capabilities.prefill). */
       readonly prefill?: string;
@@ -55,6 +56,13 @@ export interface GenerateOptions {
   readonly stop?: readonly string[];
   /** A GBNF grammar, for providers whose constraints are 'grammar'. */
   readonly grammar?: string;
+  /** The answer must be JSON valid against this schema (capabilities.jsonSchema). */
+  readonly jsonSchema?: {
+    readonly name: string;
+    readonly schema: JsonSchema;
+    /** The same shape with every string and key bounded, for a model decoded under a grammar made from it. */
+    readonly bounded?: JsonSchema;
+  };
 }
 
 export interface TokenUsage {
@@ -64,8 +72,10 @@ export interface TokenUsage {
 
 export interface ProviderOutput {
   readonly text: string;
-  /** `stop`: the model ended (or a stop text); `length`: the token limit cut it. */
-  readonly finish: 'stop' | 'length' | 'other';
+  /** `stop`: the model ended (or a stop text); `length`: the token limit cut it; `blocked`: a safety filter or a refusal. */
+  readonly finish: 'stop' | 'length' | 'blocked' | 'other';
+  /** Why, in the provider's words (`SAFETY`, a refusal), when it did not stop normally. */
+  readonly finishReason?: string;
   readonly usage: TokenUsage;
   /** The provider's ids of the requests that produced this output (response id, request-id header). */
   readonly requestIds: readonly string[];
@@ -78,7 +88,8 @@ export interface ProviderOutput {
 }
 
 export interface ModelProvider {
-  readonly name: ProviderName;
+  /** Its registry name (registry.ts). */
+  readonly name: string;
   readonly model: string;
   readonly capabilities: ProviderCapabilities;
   /** Requests in flight at once (p-limit inside the provider). */
@@ -97,4 +108,10 @@ export interface ModelProvider {
   cancel?(signal: AbortSignal): Promise<readonly string[]>;
   /** Model ids the provider lists, where it lists them. */
   listModels?(signal: AbortSignal): Promise<string[]>;
+  /** Prompt tokens the model takes, where known (synthesis cuts a spec that does not fit). */
+  readonly contextTokens?: number;
+  /** The most tokens one answer may take, where the provider sets a limit. */
+  readonly maxOutputTokens?: number;
+  /** Frees what it holds (a loaded model). */
+  dispose?(): Promise<void>;
 }

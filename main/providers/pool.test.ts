@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startCompletionStandIn } from '../../../test/support/completionStandIn.js';
+import { startCompletionStandIn } from '../../test/support/completionStandIn.js';
 import { openAiCompatible } from './openaiCompatible.js';
 import { poolProvider } from './pool.js';
 

@@ -28,16 +28,23 @@ export const v1Base = (url: string): string => {
 /** The messages of a chat prompt (a completion prompt is one user message). */
 export const messagesOf = (prompt: ProviderPrompt): readonly ChatMessage[] => (prompt.kind === 'chat' ? prompt.messages : [{ role: 'user', content: prompt.text }]);
 
+/** The messages as OpenAI's chat API takes them: the system text as the first message. */
+const openAiMessages = (prompt: ProviderPrompt): readonly { role: string; content: string }[] => [...(prompt.kind === 'chat' && prompt.system ? [{ role: 'system', content: prompt.system }] : []), ...messagesOf(prompt)];
+
+/** A JSON Schema the answer must follow, as OpenAI, vLLM and llama-server take it (llama-server makes a grammar of it). */
+export const responseFormat = (options: GenerateOptions): Record<string, unknown> => (options.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: options.jsonSchema.name, schema: options.jsonSchema.schema } } } : {});
+
 /** The body of a chat completion request, as OpenAI's Batch API lines carry it too. */
 export function chatBody(model: string, prompt: ProviderPrompt, options: GenerateOptions, tokensField: 'max_tokens' | 'max_completion_tokens'): Record<string, unknown> {
   return {
     model,
-    messages: messagesOf(prompt),
+    messages: openAiMessages(prompt),
     [tokensField]: options.maxTokens,
     temperature: options.temperature,
     ...(options.topP !== undefined && options.temperature > 0 ? { top_p: options.topP } : {}),
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.stop?.length ? { stop: options.stop.slice(0, 4) } : {}),
+    ...responseFormat(options),
   };
 }
 
@@ -50,9 +57,12 @@ export function chatOutput(body: unknown, headers: Headers | undefined, where: s
   const choice = Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
   if (!choice?.message || typeof choice.message !== 'object') throw new UnusableAnswerError(`${where} answered without choices[0].message`);
   if (choice.message.content != null && typeof choice.message.content !== 'string') throw new UnusableAnswerError(`${where} answered a choices[0].message.content that is not text`);
+  const refusal = typeof choice.message.refusal === 'string' && choice.message.refusal !== '' ? choice.message.refusal : undefined;
+  const finish = refusal || choice.finish_reason === 'content_filter' ? 'blocked' : choice.finish_reason === 'length' ? 'length' : choice.finish_reason === 'stop' || choice.finish_reason == null ? 'stop' : 'other';
   return {
     text: choice.message.content ?? '',
-    finish: choice.finish_reason === 'length' ? 'length' : choice.finish_reason === 'stop' || choice.finish_reason == null ? 'stop' : 'other',
+    finish,
+    ...(finish !== 'stop' ? { finishReason: refusal ? `refusal: ${refusal.slice(0, 200)}` : String(choice.finish_reason) } : {}),
     usage: usageFrom(where, { input: [['usage.prompt_tokens', parsed.usage?.prompt_tokens]], output: [['usage.completion_tokens', parsed.usage?.completion_tokens]] }, requireUsage ? 'both' : 'none'),
     requestIds: requestIds(typeof parsed.id === 'string' ? parsed.id : undefined, headers?.get('x-request-id')),
     ...(typeof parsed.model === 'string' && parsed.model ? { modelVersion: parsed.model } : {}),
@@ -69,7 +79,7 @@ export function openAiChat(options: OpenAiChatOptions): ModelProvider {
   return {
     name: 'openai',
     model: options.model,
-    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: true, listsModels: true },
+    capabilities: { logits: false, constraints: 'none', completion: false, chat: true, prefill: false, batch: true, listsModels: true, jsonSchema: true },
     concurrency,
     describe: { provider: 'openai', baseUrl: new URL(base).origin, api: 'chat/completions' },
     generate: (prompt, generateOptions, signal) =>

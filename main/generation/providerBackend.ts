@@ -1,12 +1,12 @@
-import { ConstraintMatcher, exportGbnf, namesInScope } from '../../constraints/index.js';
-import type { ApiSpec } from '../../openapi/index.js';
-import type { Setup } from '../../api/setup.js';
-import { chatMessages, type CompletionPrompt } from '../../prompt/index.js';
-import type { Generation, GenerationBackend, Intervention, ProviderCall, SamplingOptions, SlotGenerator } from '../backend.js';
-import { alignReply } from './chat.js';
-import { checkUsage, FatalProviderError, UnusableAnswerError } from './http.js';
-import { costOf, type Price } from './prices.js';
-import type { ModelProvider, ProviderPrompt } from './types.js';
+import { ConstraintMatcher, exportGbnf, namesInScope } from '../constraints/index.js';
+import type { ApiSpec } from '../openapi/index.js';
+import type { Setup } from '../api/setup.js';
+import { chatMessages, type CompletionPrompt } from '../prompt/index.js';
+import type { Generation, GenerationBackend, Intervention, ProviderCall, SamplingOptions, SlotGenerator } from './backend.js';
+import { alignReply } from './chatReply.js';
+import { checkUsage, FatalProviderError, UnusableAnswerError } from '../providers/http.js';
+import { costOf, type Price } from '../providers/prices.js';
+import type { ModelProvider, ProviderPrompt } from '../providers/types.js';
 
 export interface ProviderBackendOptions extends SamplingOptions {
   /** Chat prompts (the reply's code completes the starter) or completion prompts; default: what the provider takes, completion first. */
