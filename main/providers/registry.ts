@@ -132,6 +132,18 @@ const TABLE = {
       return poolProvider(urls.map((baseUrl) => openAiCompatible({ ...s, baseUrl, retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 } })));
     },
   },
+  ollama: {
+    label: 'Ollama',
+    keyVariables: [],
+    key: 'none',
+    defaultBaseUrl: 'http://127.0.0.1:11434',
+    modelIs: 'name',
+    capabilities: { logits: false, constraints: 'none', completion: true, chat: true, prefill: false, batch: false, listsModels: true, jsonSchema: true },
+    create: async (s) => {
+      const { ollama } = await import('./ollama.js');
+      return ollama(s);
+    },
+  },
   local: {
     label: 'Local GGUF model',
     keyVariables: [],
