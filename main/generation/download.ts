@@ -351,6 +351,9 @@ export async function downloadModelFile(options: DownloadOptions): Promise<strin
       if (signal.aborted) throw new Error('cancelled');
       const why = describe(error);
       const premature = (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || /aborted|terminated|socket hang up|ECONNRESET/i.test(why.message);
+      // What reached the partial file is what a resume continues from: a chunk still in the socket's
+      // buffer when the close tore the pipeline down was counted by no one.
+      if (premature && fs.existsSync(partial)) state.downloadedBytes = fs.statSync(partial).size;
       const message = premature ? `the server closed the connection after ${kib(state.downloadedBytes)}${state.totalBytes ? ` of ${kib(state.totalBytes)}` : ''}` : why.message;
       if (why.final || retry >= retries) throw new DownloadFailure(retry > 0 ? `${message} (after ${retry} ${retry === 1 ? 'retry' : 'retries'})` : message, !(error instanceof FinalError));
       const wait = delay(retry + 1);

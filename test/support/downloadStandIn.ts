@@ -60,13 +60,15 @@ function handler(routes: Map<string, Route>, seen: SeenRequest[]): http.RequestL
     let at = start;
     const step = (): void => {
       if (res.destroyed) return;
-      if (route.closeAfter !== undefined && at - start >= route.closeAfter) return void res.socket?.destroy();
+      // Closed a moment after the last byte left, as a server that dies mid-file: the client has read them.
+      if (route.closeAfter !== undefined && at - start >= route.closeAfter) return void setTimeout(() => res.socket?.destroy(), 20);
       if (at >= data.length) return void res.end();
       const size = Math.min(64 * 1024, route.closeAfter !== undefined ? route.closeAfter - (at - start) : Infinity);
       const chunk = data.subarray(at, at + size);
       at += chunk.length;
-      res.write(chunk);
-      setTimeout(step, route.delayMs ?? 0);
+      // The next step (perhaps the close) waits until this chunk has left: destroying the socket with
+      // bytes still queued drops them, and the client would see fewer than closeAfter.
+      res.write(chunk, () => setTimeout(step, route.delayMs ?? 0));
     };
     step();
   };
