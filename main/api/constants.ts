@@ -140,3 +140,6 @@ export function jobStatusText(job: { readonly status: string; readonly counts: {
   if (job.status === 'failed') return `failed (${failed === 1 ? 'its endpoint' : `all ${failed} endpoints`})`;
   return job.status;
 }
+
+// The HTTP clients' profiles (clients.ts), for the pages as for the engine.
+export { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, HTTP_CLIENTS, type HttpClient } from './clients.js';

@@ -1,3 +1,4 @@
+import { DEFAULT_CLIENT, HTTP_CLIENTS } from './clients.js';
 import { z } from 'zod';
 import { FAILURE_CLASSES } from './constants.js';
 import { JsonValueSchema, RequestConfigSchema, ReviewStateSchema } from './schemas.js';
@@ -238,7 +239,7 @@ export const StartRunInputSchema = z.object({
   /** The repair setting only: at most this many follow-ups with the spec checker's findings per output. */
   repairRounds: z.number().int().min(1).max(10).default(DEFAULT_REPAIR_ROUNDS),
   /** The HTTP client the starter code calls (scoring.md §2–3): Axios as the paper, or the global `fetch`. */
-  client: z.enum(['axios', 'fetch']).default('axios'),
+  client: z.enum(HTTP_CLIENTS).default(DEFAULT_CLIENT),
   prompt: PromptKindSchema.default('completion'),
   sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
   /** Sequences decoded in one batch per step; absent: the default for where the model runs (DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU). */
@@ -372,7 +373,8 @@ export const RunSampleRowSchema = z.object({
 export type RunSampleRow = z.infer<typeof RunSampleRowSchema>;
 
 export const CapturedRequestSchema = z.object({
-  client: z.literal('fetch').optional(),
+  /** Absent: Axios (the paper's client). */
+  client: z.enum(HTTP_CLIENTS).optional(),
   method: z.string(),
   url: z.string(),
   headers: z.record(z.string(), JsonValueSchema),

@@ -1,3 +1,4 @@
+import type { HttpClient } from './clients.js';
 import { z } from 'zod';
 import { REVIEW_STATES } from './constants.js';
 import { SampleProvenanceSchema } from './synthesis.js';
@@ -123,7 +124,7 @@ export type SampleFilter = z.infer<typeof SampleFilterSchema>;
 /** A request as scored: what the sandbox captured, normalised per scoring.md §3. */
 export interface CapturedRequest {
   /** `fetch` when the global fetch sent it (its query values are text only; scoring.md §2); absent for Axios. */
-  readonly client?: 'fetch';
+  readonly client?: HttpClient;
   readonly method: string;
   /** URL-decoded, without a query string. */
   readonly url: string;

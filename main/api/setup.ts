@@ -1,3 +1,4 @@
+import type { HttpClient } from './clients.js';
 import type { JsonValue } from './schemas.js';
 
 /**
@@ -11,8 +12,7 @@ export const COMPLETION_MODES: readonly CompletionMode[] = ['full', 'argument'];
 /** How the model is asked: a base model continues a prompt; a chat model answers a user's message. */
 export type PromptStyle = 'completion' | 'chat';
 
-/** The HTTP client the starter code calls, and so the call that is extracted, run and constrained. */
-export type HttpClient = 'axios' | 'fetch';
+export type { HttpClient } from './clients.js';
 
 /**
  * Where the starter code comes from: the benchmark's fixed starter (task comment, Axios import,

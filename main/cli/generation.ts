@@ -1,3 +1,4 @@
+import { CLIENT_PROFILES, clientField, clientOf, DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,7 +116,7 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).default('full'))
     .addOption(new Option('--setting <setting>', "decode freely, constrained by the spec, or freely with repair rounds (the spec checker's findings sent back to the model)").choices(['unconstrained', 'constrained', 'repair']).default('unconstrained'))
     .option('--repair-rounds <k>', 'with --setting repair: follow-ups per output at most', String(DEFAULT_REPAIR_ROUNDS))
-    .addOption(new Option('--client <client>', 'the HTTP client the starter code calls: Axios (the paper), or the global fetch (unconstrained or repair only)').choices(['axios', 'fetch']).default('axios'))
+    .addOption(new Option('--client <client>', 'the HTTP client the starter code calls: Axios (the paper), or the global fetch (unconstrained or repair only)').choices(HTTP_CLIENTS).default(DEFAULT_CLIENT))
     .addOption(new Option('--chat [wrapper]', "a chat/instruct model: prompts go through node-llama-cpp's chat wrapper (default: the one the model names), the reply opened with the starter code").choices(['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek']).preset('auto'))
     .option('--limit <n>', 'only the first n samples of the dataset (of the random sample, with --sample)')
     .option('--sample <n>', 'a seeded random sample of n samples (after --api/--review), kept in dataset order')
@@ -204,9 +205,9 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         versions: { node: process.version, ...packageVersions() },
       };
       const repairRounds = str('setting') === 'repair' ? positiveInt('--repair-rounds', str('repairRounds')) : 0;
-      const client = str('client') === 'fetch' ? 'fetch' : 'axios';
-      if (client === 'fetch' && str('setting') === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
-      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), ...(repairRounds > 0 ? { repairRounds } : {}), ...(client === 'fetch' ? { client } : {}), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
+      const client = clientOf(str('client'));
+      if (!CLIENT_PROFILES[client].constrainable && str('setting') === 'constrained') throw new WapiiError('bad_input', `constrained decoding covers Axios calls only: run ${CLIENT_PROFILES[client].label} programs unconstrained or with repair`);
+      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), ...(repairRounds > 0 ? { repairRounds } : {}), ...clientField(client), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
       const results = [];
       try {
         using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });

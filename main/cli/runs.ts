@@ -1,3 +1,4 @@
+import { clientField, clientOf } from '../api/clients.js';
 import type { Command } from 'commander';
 import { RepairRoundSchema, type CompareResult, type ProviderModelSchema, type StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
@@ -89,7 +90,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       setup: str('setup') as CompletionMode,
       setting: str('setting') as 'unconstrained' | 'constrained' | 'repair',
       ...(str('setting') === 'repair' ? { repairRounds: Number(str('repairRounds')) } : {}),
-      ...(str('client') === 'fetch' ? { client: 'fetch' as const } : {}),
+      ...clientField(clientOf(str('client'))),
       prompt: opts['chat'] === undefined ? 'completion' : 'chat',
       sampling: { temperature: Number(str('temperature')), topK: Number(str('topK')), topP: Number(str('topP')), seed: Number(str('seed')), n: Number(str('n')), maxTokens: Number(str('maxTokens')) },
       ...(opts['parallel'] !== undefined ? { parallel: Number(str('parallel')) } : {}),

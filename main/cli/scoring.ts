@@ -1,10 +1,11 @@
+import { clientField, DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { parseDataset } from '../dataset/index.js';
 import { createExecutor } from '../execution/index.js';
-import { fetchOracleProgram, oracleProgram, type CallStyle, type CompletionMode, type HttpClient, type Quote } from '../prompt/index.js';
+import { ORACLE_WRITERS, type CallStyle, type CompletionMode, type HttpClient, type Quote } from '../prompt/index.js';
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
@@ -44,7 +45,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .requiredOption('--codes <dir>', 'folder of NNNN.js (or NNNN_code.js) files, NNNN = the sample\'s position in the dataset file')
     .option('--api <api>', 'score only the samples of this API')
     .addOption(new Option('--compat <mode>', 'reproduce the WAPIIBench reference code').choices(['default', 'reference']).default('default'))
-    .addOption(new Option('--client <client>', 'the HTTP client the programs were asked to call (fetch: the call may be `fetch(` or `axios.`)').choices(['axios', 'fetch']).default('axios'))
+    .addOption(new Option('--client <client>', 'the HTTP client the programs were asked to call (fetch: the call may be `fetch(` or `axios.`)').choices(HTTP_CLIENTS).default(DEFAULT_CLIENT))
     .option('--timeout <ms>', 'wall-clock limit per program', '1000')
     .option('--json', 'print {statistics, per_api, samples, failures: {counts, per_api, samples}}')
     .option('--save', 'store the run in the database')
@@ -67,7 +68,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
         runId = wb.store.saveRun({
           kind: 'imported codes',
           dataset: path.resolve(opts.dataset),
-          settings: { compat: opts.compat, codes: path.resolve(opts.codes), timeoutMs, ...(opts.client === 'fetch' ? { client: opts.client } : {}), ...(opts.api ? { api: opts.api } : {}) },
+          settings: { compat: opts.compat, codes: path.resolve(opts.codes), timeoutMs, ...clientField(opts.client), ...(opts.api ? { api: opts.api } : {}) },
           statistics: { statistics: scores.statistics, per_api: scores.perApi },
           samples: scores.samples.map((s) => ({
             index: s.index,
@@ -97,12 +98,12 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .addOption(new Option('--setup <setup>', 'full completion (after `axios.`) or argument completion').choices(['full', 'argument']).makeOptionMandatory())
     .addOption(new Option('--quotes <quotes>', 'string quote style').choices(['single', 'double', 'backtick']).default('single'))
     .addOption(new Option('--style <style>', 'promise chain or await').choices(['then', 'await']).default('then'))
-    .addOption(new Option('--client <client>', 'the HTTP client the program calls: Axios, or the global fetch (`fetch(url, {method, headers, body})`)').choices(['axios', 'fetch']).default('axios'))
+    .addOption(new Option('--client <client>', 'the HTTP client the program calls: Axios, or the global fetch (`fetch(url, {method, headers, body})`)').choices(HTTP_CLIENTS).default(DEFAULT_CLIENT))
     .requiredOption('--out <dir>', 'folder for the NNNN.js files')
     .action(async (opts: { dataset: string; setup: CompletionMode; quotes: Quote; style: CallStyle; client: HttpClient; out: string }) => {
       const file = unwrap(readFileInput(opts.dataset));
       const samples = unwrap(parseDataset(file.content, file.filename));
-      const write = opts.client === 'fetch' ? fetchOracleProgram : oracleProgram;
+      const write = ORACLE_WRITERS[opts.client];
       const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, write(s, opts.setup, opts.quotes, opts.style).program]));
       const written = unwrap(writeFiles(opts.out, files));
       io.stdout(`wrote ${written.length} programs to ${opts.out}\n`);

@@ -3,6 +3,7 @@
  * call starts, where it is cut, and what program runs it.
  */
 import { parse, tokenizer, tokTypes, type Options } from 'acorn';
+import { CLIENT_PROFILES, DEFAULT_CLIENT } from '../api/clients.js';
 import type { Setup } from '../api/setup.js';
 import { wrapProgram } from './program.js';
 
@@ -24,7 +25,8 @@ export type RunRule = 'as-written' | 'call-alone' | 'own-starter';
 const CUT_RULES: readonly CutRule[] = ['.then', '.catch', '.finally', '});', '}\n);', ');', ';', '\naxios.', '```'];
 const CHAINED: ReadonlySet<CutRule> = new Set(['.then', '.catch', '.finally']);
 const KEPT: ReadonlySet<CutRule> = new Set(['});', '}\n);', ');', ';']);
-const AXIOS_IMPORT = "const axios = require('axios');\n";
+/** Text read without a setup is the fixed starter's: the default client's import before its call. */
+const AXIOS_IMPORT = CLIENT_PROFILES[DEFAULT_CLIENT].importLine;
 
 export type Extraction =
   | {
@@ -58,18 +60,16 @@ export function searchStart(text: string, setup: Pick<Setup, 'starter' | 'callSt
   return text.startsWith(setup.starter.slice(0, line)) ? line : 0;
 }
 
-/** The first call the setup's client makes from `from` on: `axios.`, or with `fetch` setups `fetch(` too (whichever comes first). */
+/** The first call the setup's client makes from `from` on (its profile's calls: `axios.`, with fetch `fetch(` too, whichever comes first). */
 function findCall(text: string, from: number, client: Setup['client']): { start: number; opener: string } | undefined {
-  const axios = text.indexOf('axios.', from);
-  let fetch = -1;
-  if (client === 'fetch') {
-    const re = /(?<![\w$.])fetch\s*\(/g;
+  let first: { start: number; opener: string } | undefined;
+  for (const call of CLIENT_PROFILES[client].calls) {
+    const re = new RegExp(call.pattern.source, 'g');
     re.lastIndex = from;
-    fetch = re.exec(text)?.index ?? -1;
+    const at = re.exec(text)?.index;
+    if (at !== undefined && (first === undefined || at < first.start)) first = { start: at, opener: call.opener };
   }
-  if (axios < 0 && fetch < 0) return undefined;
-  if (fetch < 0 || (axios >= 0 && axios < fetch)) return { start: axios, opener: 'axios.' };
-  return { start: fetch, opener: 'fetch' };
+  return first;
 }
 
 /**
@@ -79,9 +79,9 @@ function findCall(text: string, from: number, client: Setup['client']): { start:
  */
 export function extractInvocation(text: string, setup?: ExtractionSetup, compat: 'default' | 'reference' = 'default'): Extraction {
   const from = searchStart(text, setup);
-  const client = setup?.client ?? 'axios';
+  const client = setup?.client ?? DEFAULT_CLIENT;
   const found = findCall(text, from, client);
-  if (!found) return { status: 'no_request', message: client === 'fetch' ? 'the code contains no `fetch(` or `axios.` call' : 'the code contains no `axios.` call' };
+  if (!found) return { status: 'no_request', message: `the code contains no ${CLIENT_PROFILES[client].calls.map((c) => `\`${c.shown}\``).join(' or ')} call` };
   const prelude = setup?.callPrelude ?? AXIOS_IMPORT;
   if (setup?.origin === 'sample') return ownStarterCall(text, from, found.start, prelude, compat);
   const { start } = found;

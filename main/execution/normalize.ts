@@ -1,3 +1,4 @@
+import { clientField, clientProfile } from '../api/clients.js';
 import qs from 'qs';
 import type { CapturedRequest, JsonValue } from '../api/schemas.js';
 import type { RawRequest } from './sandbox.js';
@@ -193,17 +194,17 @@ const escapeStructure = (segment: string): string => segment.replace(/[%/?#]/g, 
 
 /** scoring.md §3 (default): where Axios really sends the request, parsed as a WHATWG URL. */
 function normalizeDefault(raw: RawRequest): CapturedRequest {
+  const profile = clientProfile(raw.client);
   const target = raw.sentUrl ?? raw.fullPath ?? raw.url;
   if (target.length > LIMITS.urlChars) throw new Refused(`the URL is longer than ${LIMITS.urlChars} characters`);
   let parsed: URL;
   try {
     parsed = new URL(target);
   } catch {
-    throw new Refused(`${raw.client === 'fetch' ? 'fetch' : 'Axios'} would send the request to "${target.slice(0, 200)}", which is not an absolute URL`);
+    throw new Refused(`${profile.label} would send the request to "${target.slice(0, 200)}", which is not an absolute URL`);
   }
-  const client = raw.client === 'fetch' ? 'fetch' : 'Axios';
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Refused(`${client} sends only http and https requests, not ${parsed.protocol}`);
-  if (raw.client === 'fetch' && (parsed.username !== '' || parsed.password !== '')) throw new Refused('fetch refuses a URL that includes credentials');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Refused(`${profile.label} sends only http and https requests, not ${parsed.protocol}`);
+  if (profile.refusesUrlCredentials && (parsed.username !== '' || parsed.password !== '')) throw new Refused(`${profile.label} refuses a URL that includes credentials`);
   const path = parsed.pathname
     .split('/')
     .map((segment) => escapeStructure(decodeOnce(segment)))
@@ -235,7 +236,7 @@ function normalizeDefault(raw: RawRequest): CapturedRequest {
   const sent = sentHeaders(headersOf(raw, 'default'));
   const headers = credentials !== undefined ? withBasicAuth(sent, credentials) : sent;
   return {
-    ...(raw.client === 'fetch' ? { client: 'fetch' as const } : {}),
+    ...clientField(raw.client),
     method: raw.method.toLowerCase(),
     url: `${parsed.protocol}//${parsed.host}${path}`,
     headers,

@@ -1,3 +1,4 @@
+import { clientField, clientOf, type HttpClient } from '../api/clients.js';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { wrapProgram } from './program.js';
  */
 export interface RawRequest {
   /** Which client sent it: Axios (absent) or the global `fetch`. */
-  readonly client?: 'fetch';
+  readonly client?: HttpClient;
   readonly method: string;
   /** The URL as the reference composed it: `baseURL` + `url` unless `url` has a scheme. */
   readonly url: string;
@@ -108,7 +109,7 @@ export function parseRecord(json: string): RawRequest {
   else return refused('the request body could not be recorded');
   if (paramPairs !== undefined && !isPairs(paramPairs)) return refused('the request params could not be recorded');
   return {
-    ...(client === 'fetch' ? { client } : {}),
+    ...clientField(clientOf(client)),
     method,
     url,
     fullPath,

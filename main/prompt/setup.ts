@@ -1,6 +1,7 @@
 import { parse } from 'acorn-loose';
 import { RealWorldFieldsSchema, type JsonValue, type RequestConfig, type SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient, PromptStyle, Setup } from '../api/setup.js';
+import { CLIENT_PROFILES, DEFAULT_CLIENT } from '../api/clients.js';
 import { stringLiteral, taskComment, type Quote } from './starter.js';
 
 /** A sample as a setup needs it: the task and expected request, and a real-world sample's own starter. */
@@ -42,17 +43,25 @@ export interface SetupOptions {
 
 /** Modules the sandbox's `require` offers (execution/prelude.ts); other imports of a starter cannot run there. */
 const SANDBOX_MODULES: ReadonlySet<string> = new Set(['axios', 'form-data', 'url', 'querystring', 'node:url', 'node:querystring']);
-const AXIOS_IMPORT = "const axios = require('axios');\n";
-const CALL_OPENER: Record<HttpClient, string> = { axios: 'axios.', fetch: 'fetch(' };
+/**
+ * How each client's call is opened where the model takes over in argument completion: Axios after
+ * `axios.<method>(<url>,`; fetch after `fetch('<url>` with the string left open (helper E, issue 25
+ * item 5: fetch has no `params`, so a query is written into the URL, and the method and the rest of
+ * the init are the model's). A sample's own starter opens fetch with its method given.
+ */
+const ARGUMENT_CALL: Record<HttpClient, { fixed: (config: Pick<RequestConfig, 'method' | 'url'>, quote: Quote) => string; own: (method: string, url: string) => string }> = {
+  axios: { fixed: (config, quote) => `axios.${config.method.toLowerCase()}(${stringLiteral(config.url, quote)},`, own: (method, url) => `axios.${method.toLowerCase()}(${url}` },
+  fetch: { fixed: (config, quote) => `fetch(${stringLiteral(config.url, quote).slice(0, -1)}`, own: (method, url) => `fetch(${url}, {\n  method: '${method.toUpperCase()}',` },
+};
 
 /** The setup of one sample: its own starter where it has one (real-world dataset), else the benchmark's fixed starter. */
 export function setupFor(sample: SetupSample, mode: CompletionMode, options: SetupOptions = {}): Setup {
   const style = options.style ?? 'completion';
-  const client = options.client ?? 'axios';
+  const client = options.client ?? DEFAULT_CLIENT;
   if (sample.starter_code !== undefined) return sampleSetup(sample, sample.starter_code, mode, style, client);
   const starter = fixedStarter(mode, sample.task, sample.config, options.quote ?? 'single', options.awaitStyle ?? false, client);
-  const callStart = starter.lastIndexOf(CALL_OPENER[client]);
-  return { mode, style, client, origin: 'fixed', starter, callStart, definitions: {}, callPrelude: client === 'axios' ? AXIOS_IMPORT : '' };
+  const callStart = starter.lastIndexOf(CLIENT_PROFILES[client].opener);
+  return { mode, style, client, origin: 'fixed', starter, callStart, definitions: {}, callPrelude: CLIENT_PROFILES[client].importLine };
 }
 
 /**
@@ -60,16 +69,10 @@ export function setupFor(sample: SetupSample, mode: CompletionMode, options: Set
  * `axios.` (full completion) or `axios.<method>('<url>',` (argument completion). With `fetch`, the
  * global `fetch(` (full) or `fetch('<url>` with the string left open for a query (argument).
  */
-export function fixedStarter(mode: CompletionMode, task: string, config: Pick<RequestConfig, 'method' | 'url'>, quote: Quote = 'single', awaitStyle = false, client: HttpClient = 'axios'): string {
+export function fixedStarter(mode: CompletionMode, task: string, config: Pick<RequestConfig, 'method' | 'url'>, quote: Quote = 'single', awaitStyle = false, client: HttpClient = DEFAULT_CLIENT): string {
   const response = awaitStyle ? 'const response = await ' : '';
-  if (client === 'fetch') {
-    const head = `${taskComment(task)}\n\n${response}fetch(`;
-    // (helper E, issue 25 item 5) Argument completion leaves the URL's string open: fetch has no
-    // `params`, so a query is written into the URL, and the method and the rest of the init are the model's.
-    return mode === 'full' ? head : `${head}${stringLiteral(config.url, quote).slice(0, -1)}`;
-  }
-  const head = `${taskComment(task)}\n${AXIOS_IMPORT}\n${response}axios.`;
-  return mode === 'full' ? head : `${head}${config.method.toLowerCase()}(${stringLiteral(config.url, quote)},`;
+  const profile = CLIENT_PROFILES[client];
+  return `${taskComment(task)}\n${profile.importLine}\n${response}${mode === 'full' ? profile.opener : ARGUMENT_CALL[client].fixed(config, quote)}`;
 }
 
 /**
@@ -80,9 +83,10 @@ export function fixedStarter(mode: CompletionMode, task: string, config: Pick<Re
  */
 function sampleSetup(sample: SetupSample, code: string, mode: CompletionMode, style: PromptStyle, client: HttpClient): Setup {
   const withTask = code.split('{task}').join(sample.task);
-  const own = withTask.endsWith(CALL_OPENER[client]) ? withTask.slice(0, -CALL_OPENER[client].length) : withTask;
+  const opener = CLIENT_PROFILES[client].opener;
+  const own = withTask.endsWith(opener) ? withTask.slice(0, -opener.length) : withTask;
   const url = sample.template_url !== undefined ? `\`${sample.template_url.replace(/[`\\]/g, '\\$&')}\`` : stringLiteral(sample.config.url, 'single');
-  const call = mode === 'full' ? CALL_OPENER[client] : client === 'axios' ? `axios.${sample.config.method.toLowerCase()}(${url}` : `fetch(${url}, {\n  method: '${sample.config.method.toUpperCase()}',`;
+  const call = mode === 'full' ? opener : ARGUMENT_CALL[client].own(sample.config.method, url);
   const definitions = sample.definitions ?? {};
   return { mode, style, client, origin: 'sample', starter: own + call, callStart: own.length, definitions, callPrelude: preludeOf(own, definitions, client) };
 }
@@ -114,7 +118,8 @@ function preludeOf(code: string, definitions: Readonly<Record<string, JsonValue>
       ids.forEach((id) => bound.add(id['name'] as string));
     }
   }
-  const head = client === 'axios' && !bound.has('axios') && !('axios' in definitions) ? [AXIOS_IMPORT.trimEnd()] : [];
+  const { binds, importLine } = CLIENT_PROFILES[client];
+  const head = binds !== undefined && !bound.has(binds) && !(binds in definitions) ? [importLine.trimEnd()] : [];
   const defs = Object.entries(definitions).map(([name, value]) => `const ${name} = ${JSON.stringify(value, null, 2)};`);
   return [...head, ...imports, ...defs].map((line) => `${line}\n`).join('');
 }

@@ -1,3 +1,4 @@
+import { CLIENT_PROFILES } from '../api/clients.js';
 import type { RequestConfig } from '../api/schemas.js';
 import type { Setup } from '../api/setup.js';
 import { ConstraintMatcher, namesInScope } from '../constraints/index.js';
@@ -58,7 +59,7 @@ export function specFeedback(code: string, setup: Setup, spec: ApiSpec, evaluati
 
 /** Where the spec's constraint language first refuses the call, and what could come there instead. */
 export function constraintRefusal(code: string, setup: Setup, spec: ApiSpec): string | undefined {
-  if (setup.client !== 'axios') return undefined; // the language describes Axios calls (constraints.md)
+  if (!CLIENT_PROFILES[setup.client].constrainable) return undefined; // the language describes Axios calls (constraints.md)
   const call = code.slice(setup.callStart);
   const matcher = ConstraintMatcher.create(spec, namesInScope(setup));
   const fed = matcher.feed(call);

@@ -1,3 +1,4 @@
+import { DEFAULT_CLIENT } from '../api/clients.js';
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
@@ -160,7 +161,7 @@ export async function executeRun(input: {
     const { sample, attempt } = item;
     current = sample;
     const spec = input.specs.get(sample.api);
-    const setup = setupFor(setupSampleOf(sample), plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? 'axios' });
+    const setup = setupFor(setupSampleOf(sample), plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? DEFAULT_CLIENT });
     const prompt = promptFor(setup.style)({ ...sample, ...setupSampleOf(sample) }, setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
     let record: RunSampleRecord;

@@ -1,3 +1,4 @@
+import { DEFAULT_CLIENT } from '../api/clients.js';
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { HttpClient } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
@@ -51,9 +52,9 @@ export async function scoreCodes(input: {
       if (!spec) throw new Error(`bug: no spec for ${sample.api}`);
       const code = input.codes.get(sample.index) ?? '';
       // Code files of the fixed starter are read as they always were (the call searched from the start).
-      const client = input.client ?? 'axios';
+      const client = input.client ?? DEFAULT_CLIENT;
       const own = setupSampleOf({ ...sample, task: sample.task ?? '' });
-      const setup = own.starter_code === undefined && client === 'axios' ? undefined : setupFor(own, 'full', { client });
+      const setup = own.starter_code === undefined && client === DEFAULT_CLIENT ? undefined : setupFor(own, 'full', { client });
       const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default', setup);
       input.onProgress?.(++done, todo.length);
       return { index: sample.index, api: sample.api, code, evaluation };

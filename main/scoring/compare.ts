@@ -1,3 +1,4 @@
+import { clientProfile } from '../api/clients.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
 import { ARGUMENT_LOCATIONS, argumentSource, findEndpoint, isPermitted, methodsAt, pathCandidates, type ApiSpec, type ArgumentLocation, type Endpoint, type PathCandidate } from '../openapi/index.js';
@@ -152,7 +153,7 @@ export function compareRequest(spec: ApiSpec, expected: RequestConfig, actual: C
       else {
         matched.add(actualKey);
         const actualValue = got[location][actualKey] ?? null;
-        const sendable = location === 'params' && actual.client === 'fetch' ? asQueryText(value) : value;
+        const sendable = location === 'params' && clientProfile(actual.client).queryAsText ? asQueryText(value) : value;
         setResult(out, key, { expected: value, actual: actualValue, verdict: isDeepStrictEqual(actualValue, sendable) ? 'correct' : 'incorrect_value' });
       }
     }

@@ -1,3 +1,4 @@
+import { CLIENT_PROFILES, clientField, clientOf } from '../api/clients.js';
 import type { z } from 'zod';
 import type { RunSubset, StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
@@ -119,8 +120,8 @@ export function settingsOf(input: StartRunInput, samples: number, condition: Kno
     prompt: input.prompt,
     setting: input.setting,
     ...(input.setting === 'repair' ? { repairRounds: input.repairRounds } : {}),
-    // Only a fetch run records its client: runs stored before the option are Axios runs.
-    ...(input.client === 'fetch' ? { client: 'fetch' } : {}),
+    // Only a run of another client than Axios records it: runs stored before the option are Axios runs.
+    ...clientField(input.client),
     n: input.sampling.n,
     seed: input.sampling.seed,
     temperature: input.sampling.temperature,
@@ -266,7 +267,7 @@ export function contextFit(longest: { sampleId: string; position: number; tokens
 
 export function assertRunnable(input: StartRunInput): void {
   // The constraint language and its GBNF describe Axios calls only (constraints.md): whatever the model, first.
-  if (input.client === 'fetch' && input.setting === 'constrained') throw new WapiiError('bad_input', 'constrained decoding covers Axios calls only: run fetch programs unconstrained or with repair');
+  if (!CLIENT_PROFILES[input.client].constrainable && input.setting === 'constrained') throw new WapiiError('bad_input', `constrained decoding covers Axios calls only: run ${CLIENT_PROFILES[input.client].label} programs unconstrained or with repair`);
   // Constrained decoding needs the logits (a local model) or a server that enforces a grammar (OpenAI-compatible, as llama.cpp's).
   if ('provider' in input.model && input.setting === 'constrained' && entryOf(input.model.provider.name).capabilities.constraints !== 'grammar') {
     throw new WapiiError('bad_input', `${input.model.provider.name} exposes no logits: constrained needs a local model or a grammar server`);
@@ -284,7 +285,7 @@ export interface RunSetupOptions {
   readonly client: HttpClient;
 }
 export function runSetupOptions(settings: Readonly<Record<string, unknown>>): RunSetupOptions {
-  return { mode: settings['setup'] === 'argument' ? 'argument' : 'full', style: settings['prompt'] === 'chat' ? 'chat' : 'completion', client: settings['client'] === 'fetch' ? 'fetch' : 'axios' };
+  return { mode: settings['setup'] === 'argument' ? 'argument' : 'full', style: settings['prompt'] === 'chat' ? 'chat' : 'completion', client: clientOf(settings['client']) };
 }
 
 /** A run sample's Setup, as the runner built it (runner/run.ts): the inspector cuts the call with the same one. */

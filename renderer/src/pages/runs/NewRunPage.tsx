@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, REVIEW_STATES } from '../../../../main/api/constants.js';
+import { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, HTTP_CLIENTS, REVIEW_STATES, type HttpClient } from '../../../../main/api/constants.js';
 import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
 import type { Output } from '../../../../main/api/contract.js';
 import type { Model, StartRunInput } from '../../api.js';
@@ -24,6 +24,15 @@ type KeyStatus = Output<'getApiKeyStatus'>[number];
 type Provider = Extract<StartRunInput['model'], { provider: unknown }>['provider']['name'];
 /** A provider as the service's registry describes it (listProviders); the key comes from the environment or the key store, never from this form. */
 type ProviderInfo = Output<'listProviders'>[number];
+/** What each HTTP client's radio says beside its name. */
+const CLIENT_NOTES: Record<HttpClient, React.ReactNode> = {
+  axios: 'Axios (the paper)',
+  fetch: (
+    <>
+      fetch (the starter calls the global <code>fetch</code>; unconstrained or repair)
+    </>
+  ),
+};
 const cell = (g: { setup: Setup; setting: Setting }): string => `${g.setup}/${g.setting}`;
 /** A preview refused for what this cell asks (bad_input): the other cells may still run. */
 const isCellRefusal = (error: unknown): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'bad_input';
@@ -63,7 +72,7 @@ export function NewRunPage(): React.JSX.Element {
   const [keys, setKeys] = useState<KeyStatus[] | undefined>();
   const [repairRounds, setRepairRounds] = useState(saved.repairRounds ?? '2');
   // Not remembered: a fetch run is the exception, and a form that reopens on fetch would surprise.
-  const [httpClient, setHttpClient] = useState<'axios' | 'fetch'>('axios');
+  const [httpClient, setHttpClient] = useState<HttpClient>(DEFAULT_CLIENT);
   const [modelId, setModelId] = useState<number | undefined>(saved.modelId);
   const [remoteUrl, setRemoteUrl] = useState(saved.remoteUrl ?? 'http://127.0.0.1:8080/v1');
   const [remoteModel, setRemoteModel] = useState(saved.remoteModel ?? 'default');
@@ -150,7 +159,7 @@ export function NewRunPage(): React.JSX.Element {
     const cap = number(spendingCap);
     if (source === 'hosted' && spendingCap.trim() !== '' && (cap === undefined || cap <= 0)) return 'the spending cap must be a positive number of dollars';
     const rounds = number(repairRounds);
-    if (httpClient === 'fetch' && grid.some((g) => g.endsWith('/constrained'))) return 'constrained decoding covers Axios calls only: untick the constrained cells for fetch';
+    if (!CLIENT_PROFILES[httpClient].constrainable && grid.some((g) => g.endsWith('/constrained'))) return `constrained decoding covers Axios calls only: untick the constrained cells for ${CLIENT_PROFILES[httpClient].label}`;
     if (grid.some((g) => g.endsWith('/repair')) && (rounds === undefined || rounds < 1 || rounds > 10 || !Number.isInteger(rounds))) return 'repair rounds must be a whole number from 1 to 10';
     if (grid.length === 0) return 'tick at least one cell of the grid';
     const k = number(retrievedK);
@@ -184,7 +193,7 @@ export function NewRunPage(): React.JSX.Element {
       setup: g.setup,
       setting: g.setting,
       ...(g.setting === 'repair' ? { repairRounds: rounds } : {}),
-      ...(httpClient === 'fetch' ? { client: 'fetch' as const } : {}),
+      ...clientField(httpClient),
       prompt,
       sampling,
       ...(number(parallel) !== undefined ? { parallel: number(parallel) } : {}),
@@ -455,12 +464,11 @@ export function NewRunPage(): React.JSX.Element {
           </div>
           <div className="choices">
             <span className="muted">HTTP client</span>
-            <label className="check">
-              <input type="radio" name="http-client" aria-label="client axios" checked={httpClient === 'axios'} onChange={() => setHttpClient('axios')} /> Axios (the paper)
-            </label>
-            <label className="check">
-              <input type="radio" name="http-client" aria-label="client fetch" checked={httpClient === 'fetch'} onChange={() => setHttpClient('fetch')} /> fetch (the starter calls the global <code>fetch</code>; unconstrained or repair)
-            </label>
+            {HTTP_CLIENTS.map((name) => (
+              <label className="check" key={name}>
+                <input type="radio" name="http-client" aria-label={`client ${name}`} checked={httpClient === name} onChange={() => setHttpClient(name)} /> {CLIENT_NOTES[name]}
+              </label>
+            ))}
           </div>
           <label>
             repair rounds
