@@ -63,6 +63,9 @@ export const IPC_PICK_MODEL_CHANNEL = 'wapii-shell:pickModelFile';
  * describeDecoding in main/generation/runtime.ts).
  */
 export const DEFAULT_PARALLEL = 4;
+
+/** A run's sampling when the form, the CLI or a stored run says nothing: greedy, one output, the paper's 250 new tokens. */
+export const SAMPLING_DEFAULTS = { temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 } as const;
 /**
  * The same on a GPU: 8. In the generation bench on an H100, 8 sequences decoded 3.7 to 4.7× the
  * tokens/s of one on the 12×512 test models, 4 sequences 2.6 to 2.9×, and 16 4.5 to 5.5× for twice

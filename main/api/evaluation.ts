@@ -1,6 +1,6 @@
 import { DEFAULT_CLIENT, HTTP_CLIENTS } from './clients.js';
 import { z } from 'zod';
-import { FAILURE_CLASSES } from './constants.js';
+import { FAILURE_CLASSES, SAMPLING_DEFAULTS } from './constants.js';
 import { JsonValueSchema, RequestConfigSchema, ReviewStateSchema } from './schemas.js';
 
 /**
@@ -166,13 +166,13 @@ export type RunSubset = z.infer<typeof RunSubsetSchema>;
 
 export const SamplingSchema = z.object({
   /** 0 is greedy. */
-  temperature: z.number().min(0).max(5).default(0),
-  topK: z.number().int().min(0).default(40),
-  topP: z.number().min(0).max(1).default(0.95),
-  seed: z.number().int().min(0).default(1),
+  temperature: z.number().min(0).max(5).default(SAMPLING_DEFAULTS.temperature),
+  topK: z.number().int().min(0).default(SAMPLING_DEFAULTS.topK),
+  topP: z.number().min(0).max(1).default(SAMPLING_DEFAULTS.topP),
+  seed: z.number().int().min(0).default(SAMPLING_DEFAULTS.seed),
   /** Outputs per sample. */
-  n: z.number().int().min(1).max(100).default(1),
-  maxTokens: z.number().int().min(1).max(8192).default(250),
+  n: z.number().int().min(1).max(100).default(SAMPLING_DEFAULTS.n),
+  maxTokens: z.number().int().min(1).max(8192).default(SAMPLING_DEFAULTS.maxTokens),
 });
 
 /** A provider's registry name (listProviders; main/providers/registry.ts), checked by the service. */
@@ -241,7 +241,7 @@ export const StartRunInputSchema = z.object({
   /** The HTTP client the starter code calls (scoring.md §2–3): Axios as the paper, or the global `fetch`. */
   client: z.enum(HTTP_CLIENTS).default(DEFAULT_CLIENT),
   prompt: PromptKindSchema.default('completion'),
-  sampling: SamplingSchema.default({ temperature: 0, topK: 40, topP: 0.95, seed: 1, n: 1, maxTokens: 250 }),
+  sampling: SamplingSchema.default(SAMPLING_DEFAULTS),
   /** Sequences decoded in one batch per step; absent: the default for where the model runs (DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU). */
   parallel: z.number().int().min(1).max(64).optional(),
   contextSize: z.number().int().min(64).default(1024),
@@ -544,3 +544,43 @@ export const ConditionComparisonSchema = z.object({
 export type ConditionComparison = z.infer<typeof ConditionComparisonSchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json', 'markdown', 'latex', 'codes'] as const;
+
+/**
+ * The settings stored with a generation run, as every reader takes them back: the queue that
+ * resumes it, the inspector, Results, exports and the CLI. Written by the run plan
+ * (service/runPlan.ts settingsOf) and the CLI's file runs; read through readRunSettings, where a
+ * field a run stored before it existed (or a hand-edited one) takes its default rather than each
+ * reader guessing by string key.
+ */
+export const RunSettingsSchema = z
+  .object({
+    knowledge: z.string().catch('none').default('none'),
+    setup: z.enum(['full', 'argument']).catch('full').default('full'),
+    prompt: z.enum(['completion', 'chat']).catch('completion').default('completion'),
+    setting: z.enum(['unconstrained', 'constrained', 'repair']).catch('unconstrained').default('unconstrained'),
+    repairRounds: z.number().int().min(1).max(10).catch(DEFAULT_REPAIR_ROUNDS).optional(),
+    /** Absent: Axios (only another client is written). */
+    client: z.enum(HTTP_CLIENTS).catch(DEFAULT_CLIENT).default(DEFAULT_CLIENT),
+    n: z.number().int().min(1).catch(SAMPLING_DEFAULTS.n).default(SAMPLING_DEFAULTS.n),
+    seed: z.number().int().min(0).catch(SAMPLING_DEFAULTS.seed).default(SAMPLING_DEFAULTS.seed),
+    temperature: z.number().min(0).catch(SAMPLING_DEFAULTS.temperature).default(SAMPLING_DEFAULTS.temperature),
+    topK: z.number().int().min(0).catch(SAMPLING_DEFAULTS.topK).default(SAMPLING_DEFAULTS.topK),
+    topP: z.number().min(0).max(1).catch(SAMPLING_DEFAULTS.topP).default(SAMPLING_DEFAULTS.topP),
+    maxTokens: z.number().int().min(1).catch(SAMPLING_DEFAULTS.maxTokens).default(SAMPLING_DEFAULTS.maxTokens),
+    /** Absent: the default for where the model runs. */
+    parallel: z.number().int().min(1).nullable().catch(null).optional(),
+    contextSize: z.number().int().min(1).nullable().catch(null).optional(),
+    limit: z.number().int().min(0).catch(0).optional(),
+  })
+  .passthrough();
+export type RunSettings = z.output<typeof RunSettingsSchema>;
+
+/** A stored run's settings, typed: each field its stored value where it is one, else its default. */
+export function readRunSettings(stored: Readonly<Record<string, unknown>>): RunSettings {
+  const parsed = RunSettingsSchema.safeParse(stored);
+  // .catch on every field: only a value that is not an object at all fails, and then every field is its default.
+  return parsed.success ? parsed.data : RunSettingsSchema.parse({});
+}
+
+/** Follow-ups per output a stored run allows: its repairRounds in the repair setting, else none. */
+export const repairRoundsOf = (settings: RunSettings): number => (settings.setting === 'repair' ? (settings.repairRounds ?? DEFAULT_REPAIR_ROUNDS) : 0);

@@ -1,3 +1,4 @@
+import { readRunSettings } from '../api/evaluation.js';
 import type { Command } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { reportOf } from '../runner/index.js';
@@ -13,7 +14,10 @@ import { formatTable } from './table.js';
 export type { ConditionRow };
 
 const knowledgeOf = (run: StoredRun): string => String(((run.manifest ?? {}) as Record<string, unknown>)['knowledge'] ?? 'none');
-const cellOf = (run: StoredRun): string => `${String(run.settings['setup'] ?? '')}/${String(run.settings['setting'] ?? '')}`;
+const cellOf = (run: StoredRun): string => {
+  const settings = readRunSettings(run.settings);
+  return `${settings.setup}/${settings.setting}`;
+};
 
 /** Runs made on dataset files (`wapii run --dataset <file> --specs`): classified here, from the specs given. */
 async function fileRunRows(runs: readonly StoredRun[], specs: string): Promise<ConditionRow[]> {

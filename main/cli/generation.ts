@@ -1,10 +1,10 @@
-import { CLIENT_PROFILES, clientField, clientOf, DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
+import { clientField, clientOf, DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, LOCATION_ROWS } from '../api/constants.js';
+import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, LOCATION_ROWS, SAMPLING_DEFAULTS } from '../api/constants.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import { createExecutor } from '../execution/index.js';
 import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
@@ -12,7 +12,7 @@ import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type CompletionMode } from '.
 import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type Statistics } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
-import { randomSample } from '../service/runPlan.js';
+import { assertRunShape, randomSample, type RunShape } from '../service/runPlan.js';
 import { DEFAULT_REPAIR_ROUNDS, type RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
 import { ModelRepository } from '../store/models.js';
@@ -126,9 +126,9 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--n <n>', 'outputs per sample', '1')
     .option('--seed <n>', 'sampling seed', '1')
     .option('--temperature <t>', 'sampling temperature; 0 is greedy', '0')
-    .option('--top-k <k>', 'top-k sampling', '40')
-    .option('--top-p <p>', 'top-p sampling', '0.95')
-    .option('--max-tokens <n>', 'new tokens per sample', '250')
+    .option('--top-k <k>', 'top-k sampling', String(SAMPLING_DEFAULTS.topK))
+    .option('--top-p <p>', 'top-p sampling', String(SAMPLING_DEFAULTS.topP))
+    .option('--max-tokens <n>', 'new tokens per sample', String(SAMPLING_DEFAULTS.maxTokens))
     .option('--context <n>', 'context size per sequence, in tokens', '1024')
     .addOption(new Option('--gpu <choice>', 'GPU offload when one is found, or CPU only').choices(['auto', 'cpu']).default('auto'))
     .option('--threads <n>', 'CPU threads (default: physical cores)')
@@ -150,7 +150,9 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
       if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
       const setup = str('setup') as CompletionMode;
       const chat = opts['chat'] === undefined ? undefined : (str('chat') as NonNullable<LocalOptions['chatWrapper']>);
-      if (chat && opts['remote']) throw new WapiiError('bad_input', '--chat works with a local --model; a remote server takes completion prompts');
+      const client = clientOf(str('client'));
+      // The same rules as a run on a stored dataset (service/runPlan.ts), before any model is loaded.
+      assertRunShape({ client, setting: str('setting') as RunShape['setting'], setup, prompt: chat ? 'chat' : 'completion', model: { kind: opts['remote'] ? 'remote' : 'local' } });
       const constrained = str('setting') === 'constrained';
       // Absent: a local model takes its runtime's default (more sequences on a GPU), a remote server DEFAULT_PARALLEL.
       const askedParallel = opts['parallel'] !== undefined ? positiveInt('--parallel', str('parallel')) : undefined;
@@ -191,7 +193,6 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         io.stderr(`${String(backend.manifest['decoding'])}\n`);
         dispose = () => runtime.dispose();
       } else {
-        if (constrained && setup !== 'full') throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: use --setup full');
         // Ctrl-C aborts the requests in flight (a stalled server does not hold the command).
         backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel: askedParallel ?? DEFAULT_PARALLEL, ...(io.signal ? { signal: io.signal } : {}), ...(constrained ? { constrainBy: specs } : {}) });
       }
@@ -205,8 +206,6 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
         versions: { node: process.version, ...packageVersions() },
       };
       const repairRounds = str('setting') === 'repair' ? positiveInt('--repair-rounds', str('repairRounds')) : 0;
-      const client = clientOf(str('client'));
-      if (!CLIENT_PROFILES[client].constrainable && str('setting') === 'constrained') throw new WapiiError('bad_input', `constrained decoding covers Axios calls only: run ${CLIENT_PROFILES[client].label} programs unconstrained or with repair`);
       const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), ...(repairRounds > 0 ? { repairRounds } : {}), ...clientField(client), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
       const results = [];
       try {

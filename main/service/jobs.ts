@@ -1,6 +1,6 @@
 import type { WorkbenchEvent } from '../api/contract.js';
 import { DEFAULT_PARALLEL } from '../api/constants.js';
-import { DEFAULT_REPAIR_ROUNDS, type RunProgressValue, type RunStatus } from '../api/evaluation.js';
+import { readRunSettings, repairRoundsOf, type RunProgressValue, type RunStatus } from '../api/evaluation.js';
 import { createExecutor } from '../execution/index.js';
 import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
@@ -169,12 +169,12 @@ export class RunJobs {
   }
 
   private async backendFor(run: RunRow, specs: ReadonlyMap<string, ApiSpec>, signal: AbortSignal, onFatal: (message: string) => void): Promise<GenerationBackend> {
-    const s = run.settings;
-    const sampling = { temperature: Number(s['temperature'] ?? 0), topK: Number(s['topK'] ?? 40), topP: Number(s['topP'] ?? 0.95), maxTokens: Number(s['maxTokens'] ?? 250) };
+    const s = readRunSettings(run.settings);
+    const sampling = { temperature: s.temperature, topK: s.topK, topP: s.topP, maxTokens: s.maxTokens };
     // Absent (the default): a local model takes its runtime's (see defaultParallel), a remote server DEFAULT_PARALLEL.
-    const parallel = s['parallel'] !== undefined && s['parallel'] !== null ? Number(s['parallel']) : undefined;
-    const constrained = s['setting'] === 'constrained';
-    const chat = s['prompt'] === 'chat';
+    const parallel = s.parallel ?? undefined;
+    const constrained = s.setting === 'constrained';
+    const chat = s.prompt === 'chat';
     if (run.model?.provider) {
       const stored = run.model.provider;
       const providers = this.ctx.providers ?? { keys: environmentKeys(), prices: {} };
@@ -272,13 +272,14 @@ export class RunJobs {
       this.ctx.runs.setManifest(runId, manifest);
       await using executor = createExecutor({ timeoutMs: 1000 });
       const setup = runSetupOptions(run.settings);
+      const typed = readRunSettings(run.settings);
       const result = await executeRun({
         store: this.ctx.store,
         backend,
         executor,
         samples,
         specs,
-        plan: { mode: setup.mode, promptStyle: setup.style, client: setup.client, n: Number(run.settings['n'] ?? 1), seed: Number(run.settings['seed'] ?? 1), settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(run.settings) },
+        plan: { mode: setup.mode, promptStyle: setup.style, client: setup.client, n: typed.n, seed: typed.seed, settings: run.settings, manifest, dataset: run.dataset, repairRounds: repairRoundsOf(typed) },
         resume: runId,
         retryErrors,
         signal: controller.signal,
@@ -321,5 +322,3 @@ export function outcomeOf(samples: readonly { readonly error?: string | undefine
   return { scored: samples.length - errored.length, errors: errored.length, firstError: (errored[0]?.error ?? '').split('\n')[0]! };
 }
 
-/** The repair rounds of a run's stored settings (0 for the other settings). */
-const repairRoundsOf = (settings: Record<string, unknown>): number => (settings['setting'] === 'repair' ? Number(settings['repairRounds'] ?? DEFAULT_REPAIR_ROUNDS) : 0);

@@ -1,6 +1,6 @@
-import { CLIENT_PROFILES, clientField, clientOf } from '../api/clients.js';
+import { CLIENT_PROFILES, clientField } from '../api/clients.js';
 import type { z } from 'zod';
-import type { RunSubset, StartRunInputSchema } from '../api/evaluation.js';
+import { readRunSettings, type RunSettings, type RunSubset, type StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
 import type { Sample } from '../api/schemas.js';
 import type { ApiSpec } from '../openapi/index.js';
@@ -113,7 +113,7 @@ export function snapshotWithKnowledge(samples: readonly Sample[], all: readonly 
 }
 
 /** The settings stored with the run; executeRun's resume compares them (`knowledge` among them). */
-export function settingsOf(input: StartRunInput, samples: number, condition: KnowledgeCondition = { name: 'none', parts: [] }): Record<string, unknown> {
+export function settingsOf(input: StartRunInput, samples: number, condition: KnowledgeCondition = { name: 'none', parts: [] }): Record<string, unknown> & Partial<RunSettings> {
   return {
     knowledge: condition.name,
     setup: input.setup,
@@ -265,17 +265,33 @@ export function contextFit(longest: { sampleId: string; position: number; tokens
   return base;
 }
 
-export function assertRunnable(input: StartRunInput): void {
+/** What the run rules read of a run, whichever way it was asked for (New run, the CLI on a stored dataset or on a file). */
+export interface RunShape {
+  readonly client: HttpClient;
+  readonly setting: 'unconstrained' | 'constrained' | 'repair';
+  readonly setup: CompletionMode;
+  readonly prompt: PromptStyle;
+  /** A local model, an OpenAI-compatible server given by URL, or a registry provider. */
+  readonly model: { readonly kind: 'local' } | { readonly kind: 'remote' } | { readonly kind: 'provider'; readonly name: string };
+}
+
+/** The rules every run is held to before anything is written, in one place: one line for the first it breaks. */
+export function assertRunShape(run: RunShape): void {
   // The constraint language and its GBNF describe Axios calls only (constraints.md): whatever the model, first.
-  if (!CLIENT_PROFILES[input.client].constrainable && input.setting === 'constrained') throw new WapiiError('bad_input', `constrained decoding covers Axios calls only: run ${CLIENT_PROFILES[input.client].label} programs unconstrained or with repair`);
+  if (!CLIENT_PROFILES[run.client].constrainable && run.setting === 'constrained') throw new WapiiError('bad_input', `constrained decoding covers Axios calls only: run ${CLIENT_PROFILES[run.client].label} programs unconstrained or with repair`);
   // Constrained decoding needs the logits (a local model) or a server that enforces a grammar (OpenAI-compatible, as llama.cpp's).
-  if ('provider' in input.model && input.setting === 'constrained' && entryOf(input.model.provider.name).capabilities.constraints !== 'grammar') {
-    throw new WapiiError('bad_input', `${input.model.provider.name} exposes no logits: constrained needs a local model or a grammar server`);
+  if (run.model.kind === 'provider' && run.setting === 'constrained' && entryOf(run.model.name).capabilities.constraints !== 'grammar') {
+    throw new WapiiError('bad_input', `${run.model.name} exposes no logits: constrained needs a local model or a grammar server`);
   }
-  if ('remote' in input.model && input.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');
-  if ('remote' in input.model && input.setting === 'constrained' && input.setup !== 'full') {
+  if (run.model.kind === 'remote' && run.prompt === 'chat') throw new WapiiError('bad_input', 'chat prompts need a local model; a remote server takes completion prompts');
+  if (run.model.kind === 'remote' && run.setting === 'constrained' && run.setup !== 'full') {
     throw new WapiiError('bad_input', 'a remote server is constrained by the exported GBNF, which covers the full-completion setup: choose the full setup');
   }
+}
+
+export function assertRunnable(input: StartRunInput): void {
+  const model: RunShape['model'] = 'provider' in input.model ? { kind: 'provider', name: input.model.provider.name } : 'remote' in input.model ? { kind: 'remote' } : { kind: 'local' };
+  assertRunShape({ client: input.client, setting: input.setting, setup: input.setup, prompt: input.prompt, model });
 }
 
 /** How a stored run gave its samples to the model: its setup's mode, prompt style and client, read from its settings in one place. */
@@ -284,8 +300,9 @@ export interface RunSetupOptions {
   readonly style: PromptStyle;
   readonly client: HttpClient;
 }
-export function runSetupOptions(settings: Readonly<Record<string, unknown>>): RunSetupOptions {
-  return { mode: settings['setup'] === 'argument' ? 'argument' : 'full', style: settings['prompt'] === 'chat' ? 'chat' : 'completion', client: clientOf(settings['client']) };
+export function runSetupOptions(stored: Readonly<Record<string, unknown>>): RunSetupOptions {
+  const settings = readRunSettings(stored);
+  return { mode: settings.setup, style: settings.prompt, client: settings.client };
 }
 
 /** A run sample's Setup, as the runner built it (runner/run.ts): the inspector cuts the call with the same one. */

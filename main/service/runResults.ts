@@ -1,5 +1,5 @@
 import type { Output, Parsed } from '../api/contract.js';
-import type { CompareResult, RunDetail, RunSampleDetail, RunSampleFilter, RunSampleRow, RunStatus, RunSummary } from '../api/evaluation.js';
+import { readRunSettings, type CompareResult, type RunSettings, type RunDetail, type RunSampleDetail, type RunSampleFilter, type RunSampleRow, type RunStatus, type RunSummary } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { extractInvocation } from '../execution/index.js';
@@ -226,7 +226,9 @@ export class RunResults {
 
   summary(run: RunRow, changed?: boolean): RunSummary {
     const stats = run.statistics?.statistics as Statistics | undefined;
-    const setting = (key: string): string | null => (typeof run.settings[key] === 'string' ? (run.settings[key] as string) : null);
+    // The run's settings, typed; a field the run never stored (scored code has no prompt) reads null.
+    const typed = readRunSettings(run.settings);
+    const stored = <K extends 'setup' | 'setting' | 'prompt'>(key: K): RunSettings[K] | null => (run.settings[key] === undefined ? null : typed[key]);
     return {
       id: run.id,
       kind: run.kind,
@@ -234,10 +236,10 @@ export class RunResults {
       datasetId: run.datasetId,
       dataset: run.datasetId !== null ? (this.ctx.datasetName(run.datasetId) ?? run.dataset) : run.dataset,
       model: run.model?.name ?? (typeof run.manifest?.['modelFile'] === 'string' ? String(run.manifest['modelFile']).split(/[\\/]/).pop()! : null),
-      setup: setting('setup'),
-      setting: setting('setting'),
-      prompt: setting('prompt'),
-      knowledge: run.kind === 'generation' ? String(run.settings['knowledge'] ?? run.manifest?.['knowledge'] ?? 'none') : null,
+      setup: stored('setup'),
+      setting: stored('setting'),
+      prompt: stored('prompt'),
+      knowledge: run.kind === 'generation' ? (run.settings['knowledge'] === undefined && typeof run.manifest?.['knowledge'] === 'string' ? run.manifest['knowledge'] : typed.knowledge) : null,
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
       total: run.total ?? run.done,

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, HTTP_CLIENTS, REVIEW_STATES, type HttpClient } from '../../../../main/api/constants.js';
+import { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, HTTP_CLIENTS, REVIEW_STATES, SAMPLING_DEFAULTS, type HttpClient } from '../../../../main/api/constants.js';
 import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
 import type { Output } from '../../../../main/api/contract.js';
 import type { Model, StartRunInput } from '../../api.js';
@@ -83,11 +83,11 @@ export function NewRunPage(): React.JSX.Element {
   const [prompt, setPrompt] = useState<'completion' | 'chat'>(saved.prompt ?? 'completion');
   const [greedy, setGreedy] = useState(saved.greedy ?? true);
   const [temperature, setTemperature] = useState(saved.temperature ?? '0.8');
-  const [topK, setTopK] = useState(saved.topK ?? '40');
-  const [topP, setTopP] = useState(saved.topP ?? '0.95');
+  const [topK, setTopK] = useState(saved.topK ?? String(SAMPLING_DEFAULTS.topK));
+  const [topP, setTopP] = useState(saved.topP ?? String(SAMPLING_DEFAULTS.topP));
   const [seed, setSeed] = useState(saved.seed ?? '1');
   const [n, setN] = useState(saved.n ?? '1');
-  const [maxTokens, setMaxTokens] = useState(saved.maxTokens ?? '250');
+  const [maxTokens, setMaxTokens] = useState(saved.maxTokens ?? String(SAMPLING_DEFAULTS.maxTokens));
   // Blank: the default for where the model runs (more sequences on a GPU), chosen when the run starts.
   const [parallel, setParallel] = useState(saved.parallel ?? '');
   // Blank: a context that fits the subset's longest prompt and max tokens (the previews say how much), as far as the model's trained context allows.
@@ -175,11 +175,11 @@ export function NewRunPage(): React.JSX.Element {
     const subset = { ...(apis.length > 0 ? { apis } : {}), ...(reviewStates.length > 0 ? { reviewStates } : {}), ...(lim ? { limit: lim } : {}), ...(size ? { sample: { size, seed: drawSeed ?? 1, stratify } } : {}) };
     const sampling = {
       temperature: greedy ? 0 : (number(temperature) ?? 0.8),
-      topK: number(topK) ?? 40,
-      topP: number(topP) ?? 0.95,
+      topK: number(topK) ?? SAMPLING_DEFAULTS.topK,
+      topP: number(topP) ?? SAMPLING_DEFAULTS.topP,
       seed: number(seed) ?? 1,
       n: number(n) ?? 1,
-      maxTokens: number(maxTokens) ?? 250,
+      maxTokens: number(maxTokens) ?? SAMPLING_DEFAULTS.maxTokens,
     };
     return (g) => ({
       datasetId,
