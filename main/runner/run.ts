@@ -1,6 +1,6 @@
 import { DEFAULT_CLIENT } from '../api/clients.js';
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
-import type { CompletionMode, HttpClient } from '../api/setup.js';
+import type { CompletionMode, HttpClient, Setup } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
 import type { GenerationBackend } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
@@ -20,6 +20,8 @@ export interface RunSample {
   readonly knowledge?: readonly string[];
   /** The sample's other fields: a real-world sample's own starter code, definitions and template URL (see Setup). */
   readonly fields?: SampleFields;
+  /** Its Setup, as the run's snapshot took it; absent (a dataset file, a run stored before), it is built from the plan. */
+  readonly setup?: Setup;
 }
 
 export interface RunProgress {
@@ -161,7 +163,7 @@ export async function executeRun(input: {
     const { sample, attempt } = item;
     current = sample;
     const spec = input.specs.get(sample.api);
-    const setup = setupFor(setupSampleOf(sample), plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? DEFAULT_CLIENT });
+    const setup = sample.setup ?? setupFor(setupSampleOf(sample), plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? DEFAULT_CLIENT });
     const prompt = promptFor(setup.style)({ ...sample, ...setupSampleOf(sample) }, setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
     let record: RunSampleRecord;

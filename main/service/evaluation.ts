@@ -253,7 +253,7 @@ export class EvaluationService implements EvaluationHandlers {
     const specHashes = this.store.datasetApis(dataset.id);
     const specs = conditions.some((c) => c.name !== 'none') ? await this.specsOf(specHashes) : new Map<string, ApiSpec>();
     // Every snapshot is built before any run is written: a condition that cannot be built queues none of them.
-    const planned = conditions.map((condition) => ({ condition, inputs: snapshotWithKnowledge(samples, all, specs, specHashes, condition) }));
+    const planned = conditions.map((condition) => ({ condition, inputs: snapshotWithKnowledge(samples, all, specs, specHashes, condition, { mode: input.setup, style: input.prompt, client: input.client }) }));
     const runIds = planned.map(({ condition, inputs }) => {
       const runId = this.runs.create({
         kind: 'generation',

@@ -261,7 +261,7 @@ export class RunJobs {
         const spec = await this.ctx.spec(input.specHash);
         if (spec) specs.set(input.api, spec);
       }
-      const samples: RunSample[] = inputs.map((i) => ({ index: i.index, api: i.api, task: i.task, config: i.config, ...(i.knowledge ? { knowledge: i.knowledge } : {}), ...(i.fields ? { fields: i.fields } : {}) }));
+      const samples: RunSample[] = inputs.map((i) => ({ index: i.index, api: i.api, task: i.task, config: i.config, ...(i.knowledge ? { knowledge: i.knowledge } : {}), ...(i.fields ? { fields: i.fields } : {}), ...(i.setup ? { setup: i.setup } : {}) }));
       // A bad key, spent quota or the spending cap stops the whole run at once (in-flight requests aborted), as failed with that line.
       backend = await this.backendFor(run, specs, controller.signal, (message) => {
         fatal ??= message;

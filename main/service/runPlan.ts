@@ -83,9 +83,16 @@ export function emptySubsetMessage(datasetName: string, samples: readonly Sample
   return `the subset leaves no sample: none of the ${samples.length} samples of dataset "${datasetName}" matches ${parts.join(' and ') || 'the filters'}`;
 }
 
-/** The snapshot a run keeps of each sample it takes; `index` is the sample's position in the dataset. */
-export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<string, string>): RunInput[] {
-  return samples.map((s) => ({ index: s.position, sampleId: s.id, api: s.api, task: s.task, config: s.config, specHash: specHashes.get(s.api) ?? null, contentHash: contentHash(s), ...(s.fields ? { fields: s.fields } : {}) }));
+/**
+ * The snapshot a run keeps of each sample it takes; `index` is the sample's position in the
+ * dataset. With the run's setup options, each sample's Setup is taken here, once, and stored with
+ * it: the run, its resume, the inspector and exports read that one.
+ */
+export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<string, string>, options?: RunSetupOptions): RunInput[] {
+  return samples.map((s) => {
+    const input = { index: s.position, sampleId: s.id, api: s.api, task: s.task, config: s.config, specHash: specHashes.get(s.api) ?? null, contentHash: contentHash(s), ...(s.fields ? { fields: s.fields } : {}) };
+    return options ? { ...input, setup: runSampleSetup(input, options) } : input;
+  });
 }
 
 /** The knowledge conditions of a start, parsed, in the order given, without repeats. */
@@ -104,8 +111,8 @@ export function conditionsOf(input: Pick<StartRunInput, 'knowledge'>): Knowledge
  * prompt will carry, taken now from the whole dataset (`example` draws on samples outside the
  * subset), so a resumed run prompts exactly as it started.
  */
-export function snapshotWithKnowledge(samples: readonly Sample[], all: readonly Sample[], specs: ReadonlyMap<string, ApiSpec>, specHashes: ReadonlyMap<string, string>, condition: KnowledgeCondition): RunInput[] {
-  const inputs = snapshotOf(samples, specHashes);
+export function snapshotWithKnowledge(samples: readonly Sample[], all: readonly Sample[], specs: ReadonlyMap<string, ApiSpec>, specHashes: ReadonlyMap<string, string>, condition: KnowledgeCondition, options?: RunSetupOptions): RunInput[] {
+  const inputs = snapshotOf(samples, specHashes, options);
   if (condition.name === 'none') return inputs;
   const pool = all.map((s) => ({ index: s.position, api: s.api, task: s.task, config: s.config }));
   const lines = withKnowledge(inputs, pool, specs, condition);

@@ -329,7 +329,8 @@ export class RunResults {
     const generation = stored.generation === null ? null : (JSON.parse(stored.generation) as Record<string, unknown>);
     // The stored extraction keeps the call, not its offsets; cutting again (a pure function) with the
     // setup the run gave the sample (its mode, client and own starter) gives them.
-    const cut = extractInvocation(stored.code, inputRow ? runSampleSetup(inputRow, runSetupOptions(run.settings)) : undefined);
+    // The Setup the run stored with the sample; a run stored before setups were rebuilds it from its settings.
+    const cut = extractInvocation(stored.code, inputRow ? (inputRow.setup ?? runSampleSetup(inputRow, runSetupOptions(run.settings))) : undefined);
     const callRange: [number, number] | null = 'call' in extraction && cut.status === 'ok' ? [cut.start, cut.call.endsWith(`${cut.rule}\n`) ? cut.cut + cut.rule.length : cut.cut] : null;
     const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
     const scorer = stored.error === null ? (JSON.parse(stored.verdict) as Verdict | null) : null;

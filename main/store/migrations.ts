@@ -216,4 +216,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE samples ADD COLUMN fields TEXT;      -- JSON object (NULL: none)
   ALTER TABLE run_inputs ADD COLUMN fields TEXT;   -- JSON object (NULL: none)
   `,
+  /* 10: each sample's Setup as the run gave it (starter, where its call starts, definitions, client), taken with the snapshot, so the run, its resume, the inspector and exports read one and never rebuild it */ `
+  ALTER TABLE run_inputs ADD COLUMN setup TEXT;    -- JSON Setup (NULL: a run stored before; built from its settings)
+  `,
 ];

@@ -1,3 +1,4 @@
+import type { Setup } from '../api/setup.js';
 import type Database from 'better-sqlite3';
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { Store } from './store.js';
@@ -15,6 +16,8 @@ export interface RunInput {
   readonly knowledge?: readonly string[];
   /** The sample's other fields (a real-world sample's starter code, definitions, ...), as the run saw them. */
   readonly fields?: SampleFields;
+  /** How the run gave the sample to the model, taken with the snapshot (absent in runs stored before). */
+  readonly setup?: Setup;
 }
 
 export type StoredRunStatus = 'queued' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'failed';
@@ -163,8 +166,8 @@ export class RunRepository {
           )
           .run(run.kind, now(), run.dataset, JSON.stringify(run.settings), run.status, JSON.stringify(run.manifest), run.datasetId, JSON.stringify(run.model), JSON.stringify(run.subset), run.ownerPid, run.demo ? 1 : 0, run.total).lastInsertRowid,
       );
-      const add = this.db.prepare('INSERT INTO run_inputs (run_id, sample_index, sample_id, api, task, config, spec_hash, content_hash, knowledge, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-      for (const s of run.inputs) add.run(id, s.index, s.sampleId, s.api, s.task, JSON.stringify(s.config), s.specHash, s.contentHash, s.knowledge && s.knowledge.length > 0 ? JSON.stringify(s.knowledge) : null, s.fields ? JSON.stringify(s.fields) : null);
+      const add = this.db.prepare('INSERT INTO run_inputs (run_id, sample_index, sample_id, api, task, config, spec_hash, content_hash, knowledge, fields, setup) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const s of run.inputs) add.run(id, s.index, s.sampleId, s.api, s.task, JSON.stringify(s.config), s.specHash, s.contentHash, s.knowledge && s.knowledge.length > 0 ? JSON.stringify(s.knowledge) : null, s.fields ? JSON.stringify(s.fields) : null, s.setup ? JSON.stringify(s.setup) : null);
       return id;
     });
   }
@@ -215,6 +218,7 @@ export class RunRepository {
       content_hash: string;
       knowledge: string | null;
       fields: string | null;
+      setup: string | null;
     }[];
     return rows.map((r) => ({
       index: r.sample_index,
@@ -226,6 +230,7 @@ export class RunRepository {
       contentHash: r.content_hash,
       ...(r.knowledge !== null ? { knowledge: JSON.parse(r.knowledge) as string[] } : {}),
       ...(r.fields !== null ? { fields: JSON.parse(r.fields) as SampleFields } : {}),
+      ...(r.setup !== null ? { setup: JSON.parse(r.setup) as Setup } : {}),
     }));
   }
 
