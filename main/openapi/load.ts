@@ -4,7 +4,7 @@ import { buildSpec } from './build.js';
 import { convertSwagger2, isSwagger2 } from './convert.js';
 import type { ApiSpec } from './model.js';
 import { parseSpecText } from './parse.js';
-import { brokenRefs, brokenRefsMessage } from './refs.js';
+import { brokenRefs, brokenRefsMessage, EXPANDED_NODES_LIMIT, expandedNodes } from './refs.js';
 
 export type SpecFormat = 'yaml' | 'json';
 
@@ -30,6 +30,9 @@ export async function loadSpec(text: string, filename: string): Promise<Result<A
   }
   if (typeof raw['paths'] !== 'object' || raw['paths'] === null) {
     return fail('bad_input', `${filename}: the document has no \`paths\` object`);
+  }
+  if (expandedNodes(raw) === undefined) {
+    return fail('bad_input', `${filename}: its $refs expand to more than ${EXPANDED_NODES_LIMIT.toLocaleString('en')} nodes when inlined (a schema that refers to another more than once at every level doubles with each); refused rather than spending minutes resolving it`);
   }
   const parser = new $RefParser();
   // Remembers where each dereferenced schema came from, so validation can compile `$ref`s

@@ -114,3 +114,47 @@ export function brokenRefsMessage(broken: readonly BrokenRef[]): string {
   const named = broken.map((b) => `"${b.ref}"${b.uses > 1 ? ` (${b.uses} uses)` : ''}`).join(', ');
   return `unresolved $ref ${named}: nothing in the document at ${broken.length > 1 ? 'those pointers' : 'that pointer'}; fix the references, or import with --lenient-refs (each broken one then stands for any value)`;
 }
+
+/** The most nodes a document's local `$ref`s may expand to when inlined (GitHub's 12 MB description: about 2 million). */
+export const EXPANDED_NODES_LIMIT = 10_000_000;
+
+/**
+ * How many nodes the document holds with every local `$ref` inlined (a reference back into its own
+ * chain counts once), counted up to `limit`; undefined past it. Dereferencing walks every one of
+ * them: a schema that refers to another twice at every level doubles per level, and 30 levels of a
+ * few hundred bytes would hold an import for hours. Each target is counted once (memoised), so
+ * this takes time in the document's size, not in its expansion.
+ */
+export function expandedNodes(doc: Obj, limit = EXPANDED_NODES_LIMIT): number | undefined {
+  const memo = new Map<string, number>();
+  const open = new Set<string>();
+  const size = (node: unknown): number => {
+    if (!isObj(node) && !Array.isArray(node)) return 1;
+    const ref = isObj(node) ? node['$ref'] : undefined;
+    if (typeof ref === 'string' && ref.startsWith('#/')) {
+      const known = memo.get(ref);
+      if (known !== undefined) return known;
+      if (open.has(ref)) return 1;
+      open.add(ref);
+      const n = size(lookUp(doc, ref));
+      open.delete(ref);
+      memo.set(ref, n);
+      return n;
+    }
+    let n = 1;
+    for (const value of Object.values(node)) {
+      n += size(value);
+      // Past the limit the count stops: the caller refuses the document either way.
+      if (n > limit) return n;
+    }
+    return n;
+  };
+  try {
+    const n = size(doc);
+    return n > limit ? undefined : n;
+  } catch (error) {
+    // Nested deeper than the call stack: no description a person wrote.
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
