@@ -1,0 +1,130 @@
+import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
+import { methodsAt, pathCandidates, type ApiSpec } from '../openapi/index.js';
+import { compareRequest, expectedOnly } from './compare.js';
+import type { CompatMode, ErrorVerdict, SampleVerdict, Verdict } from './verdicts.js';
+
+/** One step of a multi-step sample (scoring.md §7): the request it expects, what the API answers, and the values it carries from earlier answers. */
+export interface Step {
+  readonly config: RequestConfig;
+  readonly response?: { readonly status: number; readonly headers?: Record<string, JsonValue>; readonly data?: JsonValue };
+  /** `<location>.<key path>` in this step's config → `<earlier step index>:<JSON pointer into that step's response>`. */
+  readonly carried?: Readonly<Record<string, string>>;
+}
+
+export interface StepResult {
+  /** The captured request this step took (its position among the captured ones); null: the step is missing. */
+  readonly request: number | null;
+  readonly verdict: Verdict;
+}
+
+/** A multi-step sample's verdicts: the sample's (§4's names), each step's, and the counts §7 adds. */
+export interface StepsVerdict {
+  readonly sample_verdict: SampleVerdict;
+  readonly error_verdict: ErrorVerdict | null;
+  readonly steps: readonly StepResult[];
+  readonly steps_total: number;
+  readonly steps_correct: number;
+  readonly steps_missing: number;
+  /** Captured requests no step took, by position. */
+  readonly extra: readonly number[];
+  readonly extra_requests: number;
+  /** The first step that is not correct; null when every step is (even if an extra request made the sample wrong). */
+  readonly first_failed_step: number | null;
+  readonly carried_correct: number;
+  readonly carried_total: number;
+}
+
+/** A request's path template in the spec, or undefined when its URL matches no path. */
+const templateOf = (spec: ApiSpec, url: string, params: Readonly<Record<string, unknown>> | undefined): string | undefined => pathCandidates(spec, url, params ?? {})[0]?.template.path;
+
+/** What a read may repeat and an extra request may be without making the sample wrong. */
+const READS: ReadonlySet<string> = new Set(['get', 'head']);
+
+/** Whether a request that took no step is illegal by §4: its URL matches no path of the spec, or its method is not defined there. */
+function illegalAlone(spec: ApiSpec, request: CapturedRequest): boolean {
+  const template = templateOf(spec, request.url, request.params);
+  return template === undefined || !methodsAt(spec, template).includes(request.method.toLowerCase() as never);
+}
+
+/** The value a JSON pointer names (RFC 6901), or undefined. */
+function atPointer(root: JsonValue | undefined, pointer: string): JsonValue | undefined {
+  if (pointer === '') return root;
+  if (!pointer.startsWith('/')) return undefined;
+  let node: JsonValue | undefined = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = /^\d+$/.test(key) ? node[Number(key)] : undefined;
+    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = (node as Record<string, JsonValue>)[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/** What the captured request sent at `<location>.<key path>` (`data.channel`, `params.project`, `path_params.task_gid`). */
+function sentAt(request: CapturedRequest, verdict: Verdict, where: string): JsonValue | undefined {
+  const [location, ...path] = where.split('.');
+  if (location === 'path_params') return verdict.arguments.path_params?.[path.join('.')]?.actual ?? undefined;
+  let node: JsonValue | undefined = location === 'data' ? request.data : location === 'params' ? request.params : location === 'headers' ? request.headers : undefined;
+  for (const key of path) node = node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+  return node;
+}
+
+const sameJson = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Scores what a program sent against a multi-step sample (scoring.md §7). Steps take captured
+ * requests in order: step i the first request after the last one an earlier step took whose
+ * method and path template are the step's; a step with none is missing, and the next step
+ * searches from the same place. A request whose URL matches no path takes no step; requests no
+ * step took are extra. `error`: how the program ended when it did not end normally (a timeout, a
+ * runtime error); it decides the verdict only when nothing was captured.
+ */
+export function scoreSteps(spec: ApiSpec, steps: readonly Step[], captured: readonly CapturedRequest[], error?: ErrorVerdict, compat: CompatMode = 'default'): StepsVerdict {
+  const templates = captured.map((r) => templateOf(spec, r.url, r.params));
+  const results: StepResult[] = [];
+  const taken = new Set<number>();
+  let from = 0;
+  for (const step of steps) {
+    const wanted = templateOf(spec, step.config.url, step.config.params);
+    const method = step.config.method.toLowerCase();
+    let at = -1;
+    for (let i = from; i < captured.length; i++) {
+      if (templates[i] !== undefined && templates[i] === wanted && captured[i]!.method.toLowerCase() === method) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) {
+      results.push({ request: null, verdict: expectedOnly(spec, step.config, 'no_request') });
+      continue;
+    }
+    taken.add(at);
+    from = at + 1;
+    results.push({ request: at, verdict: compareRequest(spec, step.config, captured[at]!, compat) });
+  }
+  const extra = captured.map((_, i) => i).filter((i) => !taken.has(i));
+
+  // Carried values: what the program sent where the step carries one, against what the earlier response held.
+  let carriedTotal = 0;
+  let carriedCorrect = 0;
+  steps.forEach((step, i) => {
+    for (const [where, source] of Object.entries(step.carried ?? {})) {
+      carriedTotal++;
+      const result = results[i]!;
+      if (result.request === null) continue;
+      const colon = source.indexOf(':');
+      const from = steps[Number(source.slice(0, colon))];
+      const held = from?.response ? atPointer(from.response as unknown as JsonValue, source.slice(colon + 1)) : undefined;
+      if (sameJson(sentAt(captured[result.request]!, result.verdict, where), held)) carriedCorrect++;
+    }
+  });
+
+  const stepsCorrect = results.filter((r) => r.verdict.sample_verdict === 'correct').length;
+  const missing = results.filter((r) => r.request === null).length;
+  const firstFailed = results.findIndex((r) => r.verdict.sample_verdict !== 'correct');
+  const counts = { steps: results, steps_total: steps.length, steps_correct: stepsCorrect, steps_missing: missing, extra, extra_requests: extra.length, first_failed_step: firstFailed < 0 ? null : firstFailed, carried_correct: carriedCorrect, carried_total: carriedTotal };
+  if (captured.length === 0) return { sample_verdict: 'nonexecutable', error_verdict: error ?? 'no_request', ...counts };
+  const illegal = results.some((r) => r.verdict.sample_verdict === 'illegal') || extra.some((i) => illegalAlone(spec, captured[i]!));
+  const correct = missing === 0 && stepsCorrect === steps.length && extra.every((i) => READS.has(captured[i]!.method.toLowerCase()));
+  return { sample_verdict: illegal ? 'illegal' : correct ? 'correct' : 'wrong', error_verdict: null, ...counts };
+}
