@@ -1,24 +1,19 @@
-import { clientField, clientOf, DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
+import { DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, LOCATION_ROWS, SAMPLING_DEFAULTS } from '../api/constants.js';
 import { unwrap, WapiiError } from '../api/result.js';
-import { createExecutor } from '../execution/index.js';
-import { BUNDLED_VOCABULARIES, cachedSha256, loadRuntime, remoteBackend, localBackend, describeRuntime, writeTestModel, type BundledVocabulary, type GenerationBackend, type GpuChoice, type LocalOptions } from '../generation/index.js';
-import { parseKnowledgeList, PROMPT_TEMPLATE_HASH, type CompletionMode } from '../prompt/index.js';
-import { executeRun, reportOf, withKnowledge, type RunProgress, type RunReport } from '../runner/index.js';
+import { BUNDLED_VOCABULARIES, writeTestModel, type BundledVocabulary } from '../generation/index.js';
+import { reportOf, type RunProgress, type RunReport } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type Statistics } from '../scoring/index.js';
 import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
-import { assertRunShape, randomSample, type RunShape } from '../service/runPlan.js';
 import { DEFAULT_REPAIR_ROUNDS, type RunDetail } from '../api/evaluation.js';
 import { sha256, type StoredRun } from '../store/index.js';
-import { ModelRepository } from '../store/models.js';
 import { readFileInput } from './files.js';
 import { readSpecFolder } from './specFolder.js';
-import { compareSamples, repairJson, runOnStoredDataset, sampleOption } from './runs.js';
+import { compareSamples, repairJson, runOnStoredDataset } from './runs.js';
 import type { CliIo } from './io.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
@@ -32,11 +27,6 @@ import { pairedTable, uncertaintyJson } from './uncertainty.js';
 const positiveInt = (name: string, value: string, min = 1): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new WapiiError('bad_input', `${name} must be an integer >= ${min}, not "${value}"`);
-  return n;
-};
-const number = (name: string, value: string, min: number, max: number): number => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) throw new WapiiError('bad_input', `${name} must be a number from ${min} to ${max}, not "${value}"`);
   return n;
 };
 
@@ -137,125 +127,16 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .option('--resume <run>', 'continue a run that was interrupted, without redoing finished samples')
     .option('--retry-errors', 'with --resume: generate again the samples that failed with an error')
     .option('--json', 'print the run\'s report as `wapii report --json` does, plus "run": <id>')
-    .action(async (opts: Record<string, string | boolean | undefined>) => {
+    .action(async (opts: Record<string, string | boolean | undefined>, command: Command) => {
       const str = (k: string): string => String(opts[k]);
       const draw = (p: RunProgress): void => {
         if (io.isTTY) io.stderr(`\r${progressLine(p)}\x1b[K`);
         else if (p.done === p.total || p.done % Math.max(1, Math.ceil(p.total / 20)) === 0) io.stderr(`${progressLine(p)}\n`);
       };
-      // Without --specs the dataset is a stored one: the service's job queue runs it, as in the app.
-      if (opts['specs'] === undefined) return runOnStoredDataset(program, io, opts, draw, reportText);
-      if (opts['provider'] !== undefined) throw new WapiiError('bad_input', '--provider runs on a stored dataset: import it first (`wapii import <file> --specs <dir>`), then `wapii run --dataset <id|name> --provider ...`');
-      if (!opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf> or --remote <url>');
-      if (opts['retryErrors'] && opts['resume'] === undefined) throw new WapiiError('bad_input', '--retry-errors goes with --resume <run>');
-      const setup = str('setup') as CompletionMode;
-      const chat = opts['chat'] === undefined ? undefined : (str('chat') as NonNullable<LocalOptions['chatWrapper']>);
-      const client = clientOf(str('client'));
-      // The same rules as a run on a stored dataset (service/runPlan.ts), before any model is loaded.
-      assertRunShape({ client, setting: str('setting') as RunShape['setting'], setup, prompt: chat ? 'chat' : 'completion', model: { kind: opts['remote'] ? 'remote' : 'local' } });
-      const constrained = str('setting') === 'constrained';
-      // Absent: a local model takes its runtime's default (more sequences on a GPU), a remote server DEFAULT_PARALLEL.
-      const askedParallel = opts['parallel'] !== undefined ? positiveInt('--parallel', str('parallel')) : undefined;
-      const sampling = { temperature: number('--temperature', str('temperature'), 0, 5), topK: positiveInt('--top-k', str('topK'), 0), topP: number('--top-p', str('topP'), 0, 1), maxTokens: positiveInt('--max-tokens', str('maxTokens')) };
-      const conditions = unwrap(parseKnowledgeList(str('knowledge')));
-      if (conditions.length > 1 && opts['resume'] !== undefined) throw new WapiiError('bad_input', '--resume continues one run: give it one --knowledge condition');
-      const n = positiveInt('--n', str('n'));
-      const seed = positiveInt('--seed', str('seed'), 0);
-      const datasetFile = unwrap(readFileInput(str('dataset')));
-      const specFiles = unwrap(await readSpecFolder(str('specs')));
-      const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
-      // With their other fields: a real-world sample's own starter code, definitions and template URL, as a stored sample has them.
-      const all = prepared.samples.map((s, index) => ({ index, api: s.api, task: s.task, config: s.config, ...(s.fields ? { fields: s.fields } : {}) }));
-      const sample = sampleOption(opts);
-      const drawn = sample ? randomSample(all, sample) : all;
-      const samples = opts['limit'] !== undefined ? drawn.slice(0, positiveInt('--limit', str('limit'))) : drawn;
-      const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
-      const specSha256 = Object.fromEntries([...prepared.specs].map(([api, p]) => [api, sha256(p.file.content)]));
-
-      let backend: GenerationBackend;
-      let dispose: () => Promise<void> = async () => {};
-      if (opts['model']) {
-        const modelFile = path.resolve(str('model'));
-        if (!fs.existsSync(modelFile)) throw new WapiiError('bad_input', `model file not found: ${modelFile}`);
-        let runtime;
-        try {
-          // The manifest's model hash goes through the database's hash cache: a multi-GB file is hashed once.
-          const sha256 = (file: string): string => {
-            using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-            return cachedSha256(file, new ModelRepository(wb.store));
-          };
-          runtime = await loadRuntime(modelFile, { gpu: str('gpu') as GpuChoice, sha256, ...(opts['threads'] ? { threads: positiveInt('--threads', str('threads')) } : {}) });
-        } catch (error) {
-          throw new WapiiError('bad_input', (error as Error).message);
-        }
-        io.stderr(`model: ${path.basename(modelFile)} — ${describeRuntime(runtime.info)}\n`);
-        backend = await localBackend(runtime, { ...sampling, ...(askedParallel !== undefined ? { parallel: askedParallel } : {}), contextSize: positiveInt('--context', str('context'), 64), stepDeadlineMs: positiveInt('--step-deadline', str('stepDeadline')), ...(constrained ? { constrainBy: specs } : {}), ...(chat ? { chatWrapper: chat } : {}) });
-        io.stderr(`${String(backend.manifest['decoding'])}\n`);
-        dispose = () => runtime.dispose();
-      } else {
-        // Ctrl-C aborts the requests in flight (a stalled server does not hold the command).
-        backend = remoteBackend({ url: str('remote'), model: str('remoteModel'), ...sampling, parallel: askedParallel ?? DEFAULT_PARALLEL, ...(io.signal ? { signal: io.signal } : {}), ...(constrained ? { constrainBy: specs } : {}) });
-      }
-      const manifest = {
-        ...backend.manifest,
-        modelSha256: backend.manifest['modelSha256'] ?? null,
-        datasetFile: path.resolve(str('dataset')),
-        datasetSha256: sha256(datasetFile.content),
-        specSha256,
-        promptTemplate: PROMPT_TEMPLATE_HASH,
-        versions: { node: process.version, ...packageVersions() },
-      };
-      const repairRounds = str('setting') === 'repair' ? positiveInt('--repair-rounds', str('repairRounds')) : 0;
-      const settings = { setup, prompt: chat ? 'chat' : 'completion', setting: str('setting'), ...(repairRounds > 0 ? { repairRounds } : {}), ...clientField(client), n, seed, ...sampling, parallel: backend.slots, limit: samples.length };
-      const results = [];
-      try {
-        using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-        await using executor = createExecutor({ timeoutMs: 1000 });
-        await using _backend = backend;
-        // One run per knowledge condition, on the one loaded model; `none` records nothing extra, so its runs stay resumable as before.
-        for (const condition of conditions) {
-          if (conditions.length > 1) io.stderr(`knowledge: ${condition.name}\n`);
-          const knowledge = condition.name === 'none' ? {} : { knowledge: condition.name };
-          const result = await executeRun({
-            store: wb.store,
-            backend,
-            executor,
-            samples: condition.name === 'none' ? samples : withKnowledge(samples, all, specs, condition),
-            specs,
-            plan: { mode: setup, promptStyle: chat ? 'chat' : 'completion', n, seed, settings: { ...settings, ...knowledge }, manifest: { ...manifest, knowledge: condition.name }, dataset: path.resolve(str('dataset')), repairRounds, client },
-            ...(opts['resume'] !== undefined ? { resume: positiveInt('--resume', str('resume')) } : {}),
-            ...(opts['retryErrors'] ? { retryErrors: true } : {}),
-            ...(io.signal ? { signal: io.signal } : {}),
-            onProgress: draw,
-            onStart: (start) => {
-              if (start.resumed) io.stderr(`resuming run ${start.runId}: ${start.stored} outputs stored, ${start.toGenerate} to generate\n`);
-              else io.stderr(`run ${start.runId}: ${start.toGenerate} outputs to generate\n`);
-            },
-          }).catch((error: unknown) => {
-            throw error instanceof WapiiError ? error : new WapiiError('bad_input', (error as Error).message);
-          });
-          if (io.isTTY) io.stderr('\n');
-          if (result.interrupted) {
-            io.stderr(`interrupted: finished samples are stored; continue with \`wapii run ... --resume ${result.runId}${conditions.length > 1 ? ` --knowledge ${condition.name}` : ''}\`\n`);
-            return;
-          }
-          // A prompt that does not fit the context (a long knowledge condition) fails each output with that reason: say so here, not only in the store.
-          const failed = wb.store.getRun(result.runId)?.samples.filter((o) => o.error !== undefined) ?? [];
-          if (failed.length > 0) io.stderr(`${failed.length} outputs of run ${result.runId} failed; the first: ${failed[0]?.error}\n`);
-          results.push({ condition: condition.name, ...result });
-        }
-      } finally {
-        await dispose();
-      }
-      if (opts['json']) {
-        // As `report --json` prints it (failure classes included), plus the run's number.
-        const json = [];
-        for (const r of results) {
-          const failures = await runFailureCounts(program, r.runId);
-          json.push({ ...r.report, ...repairJson(loadRun(program, String(r.runId))), ...uncertaintyJson(r.report), ...(failures ? { failures } : {}), run: r.runId, ...(r.condition !== 'none' ? { knowledge: r.condition } : {}) });
-        }
-        io.stdout(JSON.stringify(json.length === 1 ? json[0] : json, null, 2) + '\n');
-      } else for (const r of results) io.stdout(`${conditions.length > 1 ? `knowledge: ${r.condition}\n` : ''}${reportText(r.report)}run ${r.runId}\n`);
+      // A dataset file is stored first (found again when the same file and specs come back), then
+      // planned and run as a stored dataset is: one plan, one job queue (issue 35 item 2).
+      const dataset = opts['specs'] === undefined ? str('dataset') : String(await storeDatasetFile(program, str('dataset'), str('specs')));
+      return runOnStoredDataset(program, io, { ...opts, dataset }, draw, reportText, (name) => command.getOptionValueSource(name) === 'cli');
     });
 
   program
@@ -323,15 +204,32 @@ async function runFailureCounts(program: Command, runId: number): Promise<RunDet
   }
 }
 
-function packageVersions(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of ['node-llama-cpp', 'axios', 'isolated-vm', 'better-sqlite3']) {
-    try {
-      const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', name, 'package.json');
-      out[name] = (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-    } catch {
-      // not resolvable from here: left out
+/**
+ * A dataset file and its spec folder, stored as a dataset named after the file (the one stored
+ * before when it holds the same samples and specs; else one named with the content's hash), so a
+ * file run is planned, queued, resumed and inspected as a stored dataset's is.
+ */
+async function storeDatasetFile(program: Command, file: string, specsDir: string): Promise<number> {
+  const datasetFile = unwrap(readFileInput(file));
+  const specFiles = unwrap(await readSpecFolder(specsDir));
+  const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
+  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+  try {
+    const same = (id: number): boolean => {
+      const stored = wb.store.listSamples(id).map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
+      const given = prepared.samples.map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
+      const apis = wb.store.datasetApis(id);
+      return JSON.stringify(stored) === JSON.stringify(given) && apis.size === prepared.specs.size && [...prepared.specs].every(([api, p]) => apis.get(api) === sha256(p.file.content));
+    };
+    const base = path.basename(file).replace(/\.json$/i, '') || 'dataset';
+    const hash = sha256(`${datasetFile.content}\0${[...prepared.specs.values()].map((p) => p.file.content).join('\0')}`).slice(0, 8);
+    for (const name of [base, `${base}-${hash}`]) {
+      const existing = wb.store.findDataset(name);
+      if (!existing) return (await localClient(wb.service).importDataset({ name, dataset: datasetFile, specs: specFiles })).id;
+      if (same(existing.id)) return existing.id;
     }
+    throw new WapiiError('conflict', `datasets "${base}" and "${base}-${hash}" are stored with other samples or specs than ${file}; import it under another name (\`wapii import ${file} --specs ${specsDir} --name <name>\`)`);
+  } finally {
+    await wb.shutdown();
   }
-  return out;
 }

@@ -1,8 +1,8 @@
 import { clientField, clientOf } from '../api/clients.js';
 import type { Command } from 'commander';
-import { RepairRoundSchema, type CompareResult, type ProviderModelSchema, type StartRunInputSchema } from '../api/evaluation.js';
+import { readRunSettings, RepairRoundSchema, type CompareResult, type ProviderModelSchema, type RunDetail, type StartRunInputSchema } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import type { GpuChoice } from '../generation/index.js';
+import type { ChatWrapperName, GpuChoice } from '../generation/index.js';
 import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
 import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';
@@ -11,6 +11,7 @@ import type { CompletionMode } from '../prompt/index.js';
 import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
 import type { StoredRun } from '../store/index.js';
+import { RunRepository } from '../store/runs.js';
 import { formatTable } from './table.js';
 import { uncertaintyJson } from './uncertainty.js';
 
@@ -22,6 +23,23 @@ const int = (name: string, value: string, min = 0): number => {
   if (!Number.isInteger(n) || n < min) throw new WapiiError('bad_input', `${name} must be an integer >= ${min}, not "${value}"`);
   return n;
 };
+
+/** The options of `wapii run` a resumed run must agree with, each with its stored settings' key and the value given. */
+function resumeOptions(opts: RunOptions): [option: string, key: 'temperature' | 'topK' | 'topP' | 'seed' | 'n' | 'maxTokens' | 'setup' | 'setting' | 'client' | 'prompt', value: string | number][] {
+  const num = (k: string): number => Number(opts[k]);
+  return [
+    ['temperature', 'temperature', num('temperature')],
+    ['topK', 'topK', num('topK')],
+    ['topP', 'topP', num('topP')],
+    ['seed', 'seed', num('seed')],
+    ['n', 'n', num('n')],
+    ['maxTokens', 'maxTokens', num('maxTokens')],
+    ['setup', 'setup', String(opts['setup'])],
+    ['setting', 'setting', String(opts['setting'])],
+    ['client', 'client', String(opts['client'])],
+    ['chat', 'prompt', opts['chat'] === undefined ? 'completion' : 'chat'],
+  ];
+}
 
 /** `--sample N [--sample-seed S] [--stratify api]`: the subset's seeded random sample, or undefined without --sample. */
 export function sampleOption(opts: RunOptions): { size: number; seed: number; stratify: 'none' | 'api' } | undefined {
@@ -39,16 +57,27 @@ export function sampleOption(opts: RunOptions): { size: number; seed: number; st
  * job queue as the app (startRun / resumeRun / cancelRun), in this process. Ctrl-C cancels it; the
  * finished outputs stay and `--resume <run>` continues.
  */
-export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunOptions, draw: (p: RunProgress) => void, reportText: (r: ReturnType<typeof reportOf>) => string): Promise<void> {
+export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunOptions, draw: (p: RunProgress) => void, reportText: (r: ReturnType<typeof reportOf>) => string, given: (option: string) => boolean = () => false): Promise<void> {
   const str = (k: string): string => String(opts[k]);
-  await using wbHandle = (() => {
-    const wb = openWorkbench({
-      db: program.opts<{ db?: string }>().db,
-      evaluation: { gpu: str('gpu') as GpuChoice, ...(opts['threads'] ? { threads: int('--threads', str('threads'), 1) } : {}), onProgress: (_runId, p) => draw(p) },
-    });
-    return Object.assign(wb, { [Symbol.asyncDispose]: () => wb.shutdown() });
-  })();
-  const wb = wbHandle;
+  // How each run decodes (a local model's sequences and threads, and why), said once when it starts generating.
+  const announced = new Set<number>();
+  const announce = (runId: number): void => {
+    if (announced.has(runId)) return;
+    announced.add(runId);
+    const decoding = new RunRepository(wb.store).get(runId)?.manifest?.['decoding'];
+    if (typeof decoding === 'string') io.stderr(`${decoding}\n`);
+  };
+  const wb = openWorkbench({
+    db: program.opts<{ db?: string }>().db,
+    evaluation: {
+      gpu: str('gpu') as GpuChoice,
+      ...(opts['threads'] ? { threads: int('--threads', str('threads'), 1) } : {}),
+      ...(opts['stepDeadline'] !== undefined ? { stepDeadlineMs: int('--step-deadline', str('stepDeadline'), 1) } : {}),
+      ...(typeof opts['chat'] === 'string' ? { chatWrapper: opts['chat'] as ChatWrapperName } : {}),
+      onProgress: (runId, p) => (announce(runId), draw(p)),
+    },
+  });
+  await using _shutdown = { [Symbol.asyncDispose]: () => wb.shutdown() };
   const client = localClient(wb.service);
   const dataset = wb.store.findDataset(str('dataset'));
   if (!dataset) {
@@ -60,8 +89,15 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
   const knowledge = str('knowledge').split(',').map((k) => k.trim()).filter((k) => k !== '');
   if (opts['resume'] !== undefined) {
     const runId = int('--resume', str('resume'), 1);
-    const summary = await client.resumeRun({ runId, retryErrors: opts['retryErrors'] === true });
-    io.stderr(`resuming run ${runId}${summary.knowledge && summary.knowledge !== 'none' ? ` (knowledge: ${summary.knowledge})` : ''}: ${summary.done} outputs stored, ${summary.total - summary.done} to generate\n`);
+    const retryErrors = opts['retryErrors'] === true;
+    // A resume continues the run as it was made: an option given now that says otherwise is refused, not silently dropped.
+    const made = readRunSettings((await client.getRun({ runId })).settings);
+    for (const [option, key, value] of resumeOptions(opts)) {
+      if (given(option) && JSON.stringify(made[key]) !== JSON.stringify(value)) throw new WapiiError('bad_input', `run ${runId} was made with ${key} = ${JSON.stringify(made[key])}, not ${JSON.stringify(value)}; resume it with the same options`);
+    }
+    const errored = retryErrors ? (await client.listRunSamples({ runId, filter: { errored: true }, limit: 1 })).total : 0;
+    const summary = await client.resumeRun({ runId, retryErrors });
+    io.stderr(`resuming run ${runId}${summary.knowledge && summary.knowledge !== 'none' ? ` (knowledge: ${summary.knowledge})` : ''}: ${summary.done} outputs stored, ${summary.total - summary.done + errored} to generate\n`);
     runIds = [runId];
   } else {
     if (opts['provider'] === undefined && !opts['model'] === !opts['remote']) throw new WapiiError('bad_input', 'give a model: --model <file.gguf>, --remote <url>, or --provider <name> --model <name>');
@@ -114,7 +150,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     io.signal?.removeEventListener('abort', onAbort);
   }
   if (io.isTTY) io.stderr('\n');
-  const reports: { run: number; knowledge: string | null; report: ReturnType<typeof reportOf>; repair: ReturnType<typeof repairJson> }[] = [];
+  const reports: { run: number; knowledge: string | null; report: ReturnType<typeof reportOf>; repair: ReturnType<typeof repairJson>; failures: RunDetail['failures'] }[] = [];
   for (const runId of runIds) {
     const run = await client.getRun({ runId });
     if (run.status !== 'finished') {
@@ -126,12 +162,12 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     const failed = await client.listRunSamples({ runId, filter: { errored: true }, limit: 1 });
     if (failed.total > 0) io.stderr(`${failed.total} outputs of run ${runId} failed; the first: ${failed.rows[0]?.error}\n`);
     const stored = wb.store.getRun(runId)!;
-    reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(stored), repair: repairJson(stored) });
+    reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(stored), repair: repairJson(stored), failures: run.failures });
   }
   if (reports.length === 0) return;
   const grid = runIds.length > 1;
   if (opts['json']) {
-    const json = reports.map((r) => ({ ...r.report, ...r.repair, ...uncertaintyJson(r.report), run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
+    const json = reports.map((r) => ({ ...r.report, ...r.repair, ...uncertaintyJson(r.report), ...(r.failures ? { failures: r.failures } : {}), run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
     io.stdout(JSON.stringify(grid ? json : json[0], null, 2) + '\n');
   } else for (const r of reports) io.stdout(`${grid ? `knowledge: ${r.knowledge}\n` : ''}${reportText(r.report)}run ${r.run}\n`);
 }

@@ -4,7 +4,7 @@ export { Decoder, type SamplingSettings } from './decoder.js';
 export { generate, maskBias, type GenerationOptions } from './generate.js';
 export { describeDecoding, describeRuntime, loadRuntime, physicalCores, sha256File, type GpuChoice, type Runtime, type RuntimeInfo } from './runtime.js';
 export type { Generation, GenerationBackend, Intervention, ProviderCall, SamplingOptions, SlotGenerator, StopReason } from './backend.js';
-export { localBackend, type LocalOptions } from './local.js';
+export { CHAT_WRAPPERS, localBackend, type ChatWrapperName, type LocalOptions } from './local.js';
 export { remoteBackend, type RemoteOptions } from './remote.js';
 export { cachedSha256, fileStamp, type FileStamp, type HashStore } from './hashCache.js';
 export { inspectModel, isGgufFile, parametersLabel, type MemoryState, type ModelFitEstimate, type ModelMetadata } from './modelInfo.js';

@@ -8,6 +8,10 @@ import { Decoder, StepGate } from './decoder.js';
 import { generate } from './generate.js';
 import { defaultParallel, describeDecoding, type Runtime } from './runtime.js';
 
+/** The chat templates a chat prompt can go through: node-llama-cpp's, or the one the model names (`auto`). */
+export const CHAT_WRAPPERS = ['auto', 'chatML', 'general', 'llama3', 'llama2Chat', 'mistral', 'gemma', 'qwen', 'deepSeek'] as const;
+export type ChatWrapperName = (typeof CHAT_WRAPPERS)[number];
+
 export interface LocalOptions extends SamplingOptions {
   /** Sequences decoded at once; absent: the runtime's default (defaultParallel), fewer where their caches do not fit. */
   readonly parallel?: number;
@@ -22,7 +26,7 @@ export interface LocalOptions extends SamplingOptions {
    * Chat/instruct models: prompts go through node-llama-cpp's chat wrapper ('auto': the one the
    * model's metadata names), with the reply opened by the prompt's `replyPrefix`.
    */
-  readonly chatWrapper?: 'auto' | 'chatML' | 'general' | 'llama3' | 'llama2Chat' | 'mistral' | 'gemma' | 'qwen' | 'deepSeek';
+  readonly chatWrapper?: ChatWrapperName;
 }
 
 /**

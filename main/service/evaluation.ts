@@ -2,7 +2,7 @@ import type { Output, Parsed, WorkbenchEvent } from '../api/contract.js';
 import { WapiiError } from '../api/result.js';
 import type { DatasetSummary, Sample } from '../api/schemas.js';
 import type { ProviderModel } from '../api/evaluation.js';
-import type { GpuChoice, MemoryState } from '../generation/index.js';
+import type { GpuChoice, MemoryState, ChatWrapperName } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import type { KnowledgeCondition } from '../prompt/index.js';
 import type { RunProgress } from '../runner/index.js';
@@ -61,6 +61,10 @@ export interface EvaluationOptions {
   readonly memory?: MemoryState;
   readonly gpu?: GpuChoice;
   readonly threads?: number;
+  /** Constraint work per token before a sample ends as a timeout (default 10 s; `wapii run --step-deadline`). */
+  readonly stepDeadlineMs?: number;
+  /** The chat template chat prompts go through (default: the one the model names; `wapii run --chat <wrapper>`). */
+  readonly chatWrapper?: ChatWrapperName;
   readonly onProgress?: (runId: number, progress: RunProgress) => void;
   /** Provider keys (default: the environment's). */
   readonly keys?: ApiKeyStore;
@@ -106,6 +110,8 @@ export class EvaluationService implements EvaluationHandlers {
       emit: options.emit,
       ...(options.gpu ? { gpu: options.gpu } : {}),
       ...(options.threads ? { threads: options.threads } : {}),
+      ...(options.stepDeadlineMs !== undefined ? { stepDeadlineMs: options.stepDeadlineMs } : {}),
+      ...(options.chatWrapper ? { chatWrapper: options.chatWrapper } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       providers: this.providerContext,
     });
@@ -289,7 +295,8 @@ export class EvaluationService implements EvaluationHandlers {
     const run = this.results.run(input.runId);
     if (run.kind !== 'generation') throw new WapiiError('conflict', `run ${run.id} scored imported code; only generation runs can be resumed`);
     if (this.jobs.isQueuedOrActive(run.id)) throw new WapiiError('conflict', `run ${run.id} is already ${run.status}`);
-    if (run.datasetId === null) throw new WapiiError('conflict', `run ${run.id} was made on a dataset file; resume it with \`wapii run --dataset ${run.dataset} --specs <dir> --resume ${run.id}\``);
+    // Runs on dataset files are made on a stored copy now; one an earlier version made straight from a file has no snapshot to resume from.
+    if (run.datasetId === null) throw new WapiiError('conflict', `run ${run.id} was made straight from a dataset file by an earlier version and has no snapshot to resume from; its outputs stay stored: start a new run (\`wapii run --dataset ${run.dataset} --specs <dir>\` stores the file as a dataset first)`);
     const resumable = ['cancelled', 'interrupted', 'failed'].includes(run.status) || (run.status === 'finished' && input.retryErrors);
     if (!resumable) throw new WapiiError('conflict', `run ${run.id} is ${run.status}; only cancelled, interrupted or failed runs resume (a finished one with retryErrors)`);
     if (run.model?.modelId !== undefined) {

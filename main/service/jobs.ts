@@ -2,7 +2,7 @@ import type { WorkbenchEvent } from '../api/contract.js';
 import { DEFAULT_PARALLEL } from '../api/constants.js';
 import { readRunSettings, repairRoundsOf, type RunProgressValue, type RunStatus } from '../api/evaluation.js';
 import { createExecutor } from '../execution/index.js';
-import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime } from '../generation/index.js';
+import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime, type ChatWrapperName } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { executeRun, type RunProgress, type RunSample } from '../runner/index.js';
 import type { Store } from '../store/index.js';
@@ -26,6 +26,8 @@ export interface JobsContext {
   readonly threads?: number;
   /** Constraint work per token before a sample ends as a timeout. */
   readonly stepDeadlineMs?: number;
+  /** The chat template of chat prompts (default: the model's own). */
+  readonly chatWrapper?: ChatWrapperName;
   /** Called with each run's progress as it happens (the CLI draws its progress line from it). */
   readonly onProgress?: (runId: number, progress: RunProgress) => void;
   /** Hosted providers' keys, prices and request limits (main/service/providers.ts). */
@@ -207,10 +209,10 @@ export class RunJobs {
     return localBackend(runtime, {
       ...sampling,
       ...(parallel !== undefined ? { parallel } : {}),
-      contextSize: Number(s['contextSize'] ?? 1024),
+      contextSize: s.contextSize ?? 1024,
       stepDeadlineMs: this.ctx.stepDeadlineMs ?? 10_000,
       ...(constrained ? { constrainBy: specs } : {}),
-      ...(s['prompt'] === 'chat' ? { chatWrapper: 'auto' as const } : {}),
+      ...(s.prompt === 'chat' ? { chatWrapper: this.ctx.chatWrapper ?? 'auto' } : {}),
     });
   }
 
