@@ -1,13 +1,14 @@
 // A sandbox in its own process, owned by the supervisor (supervisor.ts). Messages over the IPC
 // channel: {id, code, timeoutMs} in, {id, execution} out; {ready: true} once the isolate is up.
 import { Worker } from 'node:worker_threads';
-import { Sandbox, type CaptureMode, type Execution, type SandboxOptions } from './sandbox.js';
+import { Sandbox, type CaptureMode, type Execution, type SandboxOptions, type Stub } from './sandbox.js';
 
 interface Job {
   readonly id: number;
   readonly code: string;
   readonly timeoutMs?: number;
   readonly compat?: CaptureMode;
+  readonly stubs?: readonly Stub[];
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxOptions;
@@ -19,7 +20,7 @@ const send = (message: unknown): void => {
 process.on('message', (job: Job) => {
   let execution: Execution;
   try {
-    execution = sandbox.run(job.code, { ...(job.timeoutMs === undefined ? {} : { timeoutMs: job.timeoutMs }), ...(job.compat === 'reference' ? { compat: 'reference' as const } : {}) });
+    execution = sandbox.run(job.code, { ...(job.timeoutMs === undefined ? {} : { timeoutMs: job.timeoutMs }), ...(job.compat === 'reference' ? { compat: 'reference' as const } : {}), ...(Array.isArray(job.stubs) ? { stubs: job.stubs } : {}) });
   } catch (e) {
     execution = { requests: [], console: [], error: { kind: 'crashed', message: `the sandbox failed: ${e instanceof Error ? e.message : 'unknown error'}` }, durationMs: 0 };
   }

@@ -1,4 +1,4 @@
-export { Sandbox, parseRecord, type CaptureMode, type Execution, type ExecutionErrorKind, type RawRequest, type RunOptions, type SandboxOptions } from './sandbox.js';
+export { Sandbox, parseRecord, type CaptureMode, type Execution, type ExecutionErrorKind, type RawRequest, type RunOptions, type SandboxOptions, type Stub } from './sandbox.js';
 export { extractInvocation, referenceProgram, searchStart, type CutRule, type Extraction, type ExtractionSetup, type RunRule } from './extract.js';
 export { normalizeCaptured, normalizeRequest, type CapturedRequest, type Normalized, type NormalizeMode } from './normalize.js';
 export { rewriteImports } from './program.js';

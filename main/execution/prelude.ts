@@ -54,7 +54,8 @@ export const SHIMS = String.raw`
   // Program-visible objects whose contents the capture reads keep them here, out of the program's reach.
   const searchState = new WeakMap(), formState = new WeakMap(), blobState = new WeakMap();
 
-  function send(kind, payload) { host(kind, payload); }
+  /** A record to the host; for a request, the host's answer (JSON text) where it answers from stubs. */
+  function send(kind, payload) { return host(kind, payload); }
 
   /** Text for a thrown value, read under the time limit; never throws. */
   function describe(e) {
@@ -780,11 +781,25 @@ export const CAPTURE = String.raw`
     } catch (e) {
       json = '{"refused":' + stringify(e instanceof Limit ? S(e.message) : 'reading the request failed: ' + I.describe(e)) + '}';
     }
-    I.send('request', json);
+    return I.send('request', json);
+  }
+  // Taken before the program runs: it may replace JSON.parse or Promise, not what answers it.
+  const parseJson = JSON.parse, AxiosError = axios.AxiosError, resolved = Promise.resolve.bind(Promise), rejectedWith = Promise.reject.bind(Promise);
+  /** The host's answer from a multi-step sample's stubs ({status, headers, body}), or undefined: then every request gets 200 and an empty object. */
+  function answerOf(reply) {
+    if (typeof reply !== 'string') return undefined;
+    const a = parseJson(reply);
+    let data = {};
+    try { data = a.body === '' ? '' : parseJson(a.body); } catch (e) { data = a.body; }
+    return { status: a.status, headers: a.headers, text: a.body, data: data };
   }
   axios.defaults.adapter = function wapiiCapture(config) {
-    capture(config);
-    return Promise.resolve({ data: {}, status: 200, statusText: 'OK', headers: {}, config: config, request: {} });
+    const answer = answerOf(capture(config));
+    if (answer === undefined) return resolved({ data: {}, status: 200, statusText: 'OK', headers: {}, config: config, request: {} });
+    const response = { data: answer.data, status: answer.status, statusText: answer.status === 404 ? 'Not Found' : 'OK', headers: answer.headers, config: config, request: {} };
+    // As Axios's settle: a status outside 2xx rejects with an AxiosError carrying the response.
+    if (answer.status >= 200 && answer.status < 300) return resolved(response);
+    return rejectedWith(new AxiosError('Request failed with status code ' + answer.status, answer.status >= 500 ? 'ERR_BAD_RESPONSE' : 'ERR_BAD_REQUEST', config, {}, response));
   };
   // ---- The global fetch, as Node's (undici) builds and sends a request ----
   // Headers, Request and Response as far as programs use them; the request is recorded when fetch
@@ -934,9 +949,9 @@ export const CAPTURE = String.raw`
       failure = e;
       json = '{"refused":' + stringify(e instanceof Limit ? S(e.message) : 'fetch refused the request: ' + I.describe(e)) + '}';
     }
-    I.send('request', json);
+    const answer = answerOf(I.send('request', json));
     if (failure !== undefined) return promiseReject(failure instanceof Limit ? new TypeError_(S(failure.message)) : failure);
-    const response = new Response('{}', { headers: { 'content-type': 'application/json' } });
+    const response = answer === undefined ? new Response('{}', { headers: { 'content-type': 'application/json' } }) : new Response(answer.text, { status: answer.status, statusText: answer.status === 404 ? 'Not Found' : 'OK', headers: answer.headers });
     response.url = typeof input === 'string' ? input : '';
     return promiseResolve(response);
   }

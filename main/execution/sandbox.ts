@@ -58,9 +58,47 @@ export interface Execution {
 export type CaptureMode = 'default' | 'reference';
 
 /** Per program: its time limit and capture mode. */
+/**
+ * What the API answers a multi-step program (scoring.md §7): each step's method, a pattern its URL
+ * (without the query) matches, and its stubbed response. A request is answered by the first step
+ * not yet met that it matches, else by the last met one it matches (reads may repeat), else 404.
+ */
+export interface Stub {
+  readonly method: string;
+  /** A regular expression source matched against the request's URL as normalised (decoded, no query). */
+  readonly url: string;
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The response body as JSON text. */
+  readonly body: string;
+}
+
 export interface RunOptions {
   readonly timeoutMs?: number;
   readonly compat?: CaptureMode;
+  /** Answer each request from these (a multi-step sample); absent: every request is answered 200 with `{}`, as the capture always did. */
+  readonly stubs?: readonly Stub[];
+}
+
+const NOT_FOUND = JSON.stringify({ status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not_found"}' });
+
+/** The answer stubs give a request (by its method and normalised URL), as JSON text for the program's side. */
+function stubAnswer(stubs: readonly Stub[], met: boolean[], request: RawRequest): string {
+  let url: string | undefined;
+  try {
+    const target = new URL(request.sentUrl ?? request.fullPath ?? request.url);
+    url = `${target.protocol}//${target.host}${decodeURIComponent(target.pathname)}`;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || request.refused !== undefined) return NOT_FOUND;
+  const method = request.method.toLowerCase();
+  const matches = stubs.map((s, i) => (s.method.toLowerCase() === method && new RegExp(s.url).test(url) ? i : -1)).filter((i) => i >= 0);
+  const pick = matches.find((i) => !met[i]) ?? matches.filter((i) => met[i]).at(-1);
+  if (pick === undefined) return NOT_FOUND;
+  met[pick] = true;
+  const stub = stubs[pick]!;
+  return JSON.stringify({ status: stub.status, headers: { 'content-type': 'application/json', ...(stub.headers ?? {}) }, body: stub.body });
 }
 
 export interface SandboxOptions {
@@ -176,18 +214,23 @@ export class Sandbox implements Disposable {
     // against it. A thrown signal alone can be caught, so the host closes the channel here.
     let exited = false;
     // The one channel from the program's world to the host: strings only, counted and capped here.
-    const record = (kind: unknown, payload: unknown): void => {
-      if (exited || typeof kind !== 'string' || typeof payload !== 'string') return;
+    const met = (options.stubs ?? []).map(() => false);
+    // A request's answer goes back to the program as JSON text (stubs only); without stubs, nothing.
+    const record = (kind: unknown, payload: unknown): string | undefined => {
+      if (exited || typeof kind !== 'string' || typeof payload !== 'string') return undefined;
       if (kind === 'exit') exited = true;
       else if (kind === 'request') {
-        if (requests.length >= CAPS.requests) return;
+        if (requests.length >= CAPS.requests) return options.stubs ? NOT_FOUND : undefined;
         requestChars += payload.length;
-        requests.push(requestChars > CAPS.requestChars ? parseRecord('{"refused":"the program sent more than 4 MB of requests"}') : parseRecord(payload));
+        const request = requestChars > CAPS.requestChars ? parseRecord('{"refused":"the program sent more than 4 MB of requests"}') : parseRecord(payload);
+        requests.push(request);
+        return options.stubs ? stubAnswer(options.stubs, met, request) : undefined;
       } else if (kind === 'console') {
         if (consoleLines.length < CAPS.consoleLines) consoleLines.push(payload.slice(0, 4000));
       } else if ((kind === 'error' || kind === 'syntax') && !programError) {
         programError = { kind: kind === 'syntax' ? 'syntax' : 'exception', message: payload.slice(0, 2000) };
       }
+      return undefined;
     };
     const context = this.isolate.createContextSync();
     const refs: ivm.Reference[] = [];

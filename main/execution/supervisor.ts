@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { CaptureMode, Execution, ExecutionErrorKind, RunOptions, SandboxOptions } from './sandbox.js';
+import type { CaptureMode, Execution, ExecutionErrorKind, RunOptions, SandboxOptions, Stub } from './sandbox.js';
 
 export interface SupervisorOptions extends SandboxOptions {
   /** How many sandbox processes run programs side by side. */
@@ -17,6 +17,7 @@ interface Job {
   readonly code: string;
   readonly timeoutMs: number;
   readonly compat: CaptureMode;
+  readonly stubs?: readonly Stub[];
   readonly resolve: (e: Execution) => void;
   readonly reject: (e: Error) => void;
 }
@@ -185,7 +186,7 @@ export class Supervisor implements AsyncDisposable {
       child.since = performance.now();
       const margin = this.options.marginMs ?? 1000;
       child.deadline = setTimeout(() => this.stop(child, 'timeout', `the program ran past ${job.timeoutMs} ms and its sandbox process was stopped`), job.timeoutMs + margin);
-      child.proc.send({ id: job.id, code: job.code, timeoutMs: job.timeoutMs, compat: job.compat }, (error) => {
+      child.proc.send({ id: job.id, code: job.code, timeoutMs: job.timeoutMs, compat: job.compat, ...(job.stubs ? { stubs: job.stubs } : {}) }, (error) => {
         if (error && child.job === job) this.stop(child, 'timeout', 'the sandbox process stopped answering');
       });
     }
@@ -194,7 +195,7 @@ export class Supervisor implements AsyncDisposable {
   run(code: string, options: RunOptions = {}): Promise<Execution> {
     return new Promise<Execution>((resolve, reject) => {
       if (this.closed) return reject(new Error('bug: executor used after dispose'));
-      this.queue.push({ id: this.nextId++, code, timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 1000, compat: options.compat ?? 'default', resolve, reject });
+      this.queue.push({ id: this.nextId++, code, timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 1000, compat: options.compat ?? 'default', ...(options.stubs ? { stubs: options.stubs } : {}), resolve, reject });
       this.dispatch();
     });
   }

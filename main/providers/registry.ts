@@ -126,7 +126,9 @@ const TABLE = {
     create: async (s) => {
       const { openAiCompatible } = await import('./openaiCompatible.js');
       const urls = [...new Set([...(s.baseUrl ? [s.baseUrl] : []), ...(s.pool ?? [])])];
-      if (urls.length === 1) return openAiCompatible({ ...s, baseUrl: urls[0]! });
+      const [first] = urls;
+      if (first === undefined) throw new Error('an OpenAI-compatible server needs its base URL (--base-url)');
+      if (urls.length === 1) return openAiCompatible({ ...s, baseUrl: first });
       // In a pool a failing server hands its request to another at once rather than retrying it itself.
       const { poolProvider } = await import('./pool.js');
       return poolProvider(urls.map((baseUrl) => openAiCompatible({ ...s, baseUrl, retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 } })));

@@ -1,8 +1,8 @@
 import type { RequestConfig } from '../api/schemas.js';
 import type { Setup } from '../api/setup.js';
-import { extractInvocation, normalizeCaptured, type CapturedRequest, type CutRule, type Execution, type Executor, type RunRule } from '../execution/index.js';
-import type { ApiSpec } from '../openapi/index.js';
-import { compareRequest, expectedOnly, type CompatMode, type ErrorVerdict, type Verdict } from '../scoring/index.js';
+import { extractInvocation, normalizeCaptured, type CapturedRequest, type CutRule, type Execution, type Executor, type RunRule, type Stub } from '../execution/index.js';
+import { pathCandidates, splitServer, type ApiSpec } from '../openapi/index.js';
+import { compareRequest, expectedOnly, scoreSteps, type CompatMode, type ErrorVerdict, type Step, type StepsVerdict, type Verdict } from '../scoring/index.js';
 
 /** Everything that happened to one generated program on its way to a verdict. */
 export interface CodeEvaluation {
@@ -42,4 +42,42 @@ export async function evaluateCode(text: string, expected: RequestConfig, spec: 
   if (!normalized.ok) return { verdict: expectedOnly(spec, expected, 'runtime_error'), extraction: cut, execution: { ...execution, error: { kind: 'exception', message: normalized.message } } };
   const request = normalized.request;
   return { verdict: compareRequest(spec, expected, request, compat), extraction: cut, execution, request };
+}
+
+/** Everything that happened to one program of a multi-step sample (scoring.md §7). */
+export interface StepsEvaluation {
+  readonly verdict: StepsVerdict;
+  readonly execution: Pick<Execution, 'console' | 'error' | 'durationMs'> & { readonly requests: number };
+  /** Every request it sent, in order, as normalised (a refused one: its reason). */
+  readonly requests: readonly ({ readonly ok: true; readonly request: CapturedRequest } | { readonly ok: false; readonly message: string })[];
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** What the API answers each step's request, for the sandbox: its method, a pattern of its URL's path template on its server, its stubbed response. */
+export function stubsOf(spec: ApiSpec, steps: readonly Step[]): Stub[] {
+  return steps.map((step) => {
+    const split = splitServer(spec, step.config.url);
+    const template = pathCandidates(spec, step.config.url, step.config.params ?? {})[0]?.template.path;
+    // A step whose URL the spec does not hold (a check finding) is matched by its URL as written.
+    const url = split && template !== undefined ? `^${escapeRegExp(split.server.replace(/\/+$/, ''))}${template.split(/\{[^}]*\}/).map(escapeRegExp).join('[^/]+')}$` : `^${escapeRegExp(step.config.url.split('?')[0]!)}$`;
+    const response: NonNullable<Step['response']> = step.response ?? { status: 200, data: {} };
+    return { method: step.config.method, url, status: response.status, ...(response.headers ? { headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])) } : {}), body: JSON.stringify(response.data ?? {}) };
+  });
+}
+
+/**
+ * Runs a multi-step sample's program whole (no cut: scoring.md §7), each request answered from
+ * its steps' stubbed responses, and scores every request it sent against the steps.
+ */
+export async function evaluateSteps(text: string, steps: readonly Step[], spec: ApiSpec, executor: Pick<Executor, 'run'>, compat: CompatMode = 'default'): Promise<StepsEvaluation> {
+  const run = await executor.run(text, { compat, stubs: stubsOf(spec, steps) });
+  const requests = run.requests.map((raw) => normalizeCaptured(raw, compat));
+  const captured = requests.flatMap((r) => (r.ok ? [r.request] : []));
+  const error: ErrorVerdict | undefined = run.error ? (run.error.kind === 'timeout' ? 'timeout' : 'runtime_error') : undefined;
+  return {
+    verdict: scoreSteps(spec, steps, captured, error, compat),
+    execution: { console: run.console, durationMs: run.durationMs, requests: run.requests.length, ...(run.error ? { error: run.error } : {}) },
+    requests: requests.map((r) => (r.ok ? { ok: true as const, request: r.request } : { ok: false as const, message: r.message })),
+  };
 }
