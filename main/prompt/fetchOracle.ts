@@ -24,7 +24,7 @@ export function queryOf(params: Readonly<Record<string, JsonValue>> | undefined)
  * multipart Content-Type is left to fetch, which adds the boundary), and the body as its
  * Content-Type says: JSON text, a URLSearchParams for a form, a FormData for multipart.
  */
-function initMembers(config: RequestConfig, quote: Quote): string[] {
+export function initMembers(config: RequestConfig, quote: Quote): string[] {
   const contentType = Object.entries(config.headers ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
   const multipart = typeof contentType === 'string' && contentType.startsWith('multipart/form-data');
   const form = typeof contentType === 'string' && contentType.startsWith('application/x-www-form-urlencoded');

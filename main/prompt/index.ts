@@ -8,3 +8,4 @@ export { chatPrompt, completionPrompt, CONTEXT_CHAT_TEMPLATE, promptFor, PROMPT_
 export { endpointLine, exampleRequestLines, knowledgeLines, KNOWLEDGE_PARTS, NO_KNOWLEDGE, parseKnowledge, parseKnowledgeList, type KnowledgeCondition, type KnowledgeFacts, type KnowledgePart } from './knowledge.js';
 export type { PromptSample } from './template.js';
 export { chatMessages, repairMessage, repairPrompt } from './repair.js';
+export { stepsOracleProgram, type OracleStep } from './stepsOracle.js';

@@ -24,7 +24,7 @@ export function jsLiteral(value: JsonValue, quote: Quote, indent = ''): string {
 }
 
 /** The ground-truth invocation's arguments after the URL: `[data, ]config`. */
-function argumentsAfterUrl(config: RequestConfig, quote: Quote, inUrl: ReadonlySet<string> = new Set()): string {
+export function argumentsAfterUrl(config: RequestConfig, quote: Quote, inUrl: ReadonlySet<string> = new Set()): string {
   const method = config.method.toLowerCase();
   const options: Record<string, JsonValue> = {};
   // A query the starter's URL already carries (Etherscan's `/api?module=...&action=...`) is sent once, from there.

@@ -1,0 +1,147 @@
+import { CLIENT_PROFILES, type HttpClient } from '../api/clients.js';
+import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import { initMembers, queryOf } from './fetchOracle.js';
+import { argumentsAfterUrl, type CallStyle } from './oracle.js';
+import { stringLiteral, taskComment, type Quote } from './starter.js';
+
+/** A step as the oracle needs it: its request and the values it carries from earlier responses (scoring.md §7). */
+export interface OracleStep {
+  readonly config: RequestConfig;
+  /** What the API answers it: a carried path parameter is found in the URL by the value held here. */
+  readonly response?: { readonly status: number; readonly headers?: Record<string, JsonValue>; readonly data?: JsonValue };
+  /** `<location>.<key path>` → `<earlier step>:<JSON pointer into that step's response>`. */
+  readonly carried?: Readonly<Record<string, string>>;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const marker = (i: number): string => `__wapii_carried_${i}__`;
+
+/** How each client's ground truth writes a step: its call, reading an earlier response, and chaining. */
+interface StepWriter {
+  /** The expression for a part of step i's response (`status`, `headers`, `data`) at a path (`.channels[1].id`). */
+  read(step: number, top: string, name: string, path: string): string;
+  call(config: RequestConfig, quote: Quote): string;
+  /** Step i awaited: the statements that leave its response readable. */
+  awaited(call: string, step: number): string;
+  /** Step i chained with then, `body` running once its response is readable. */
+  chained(call: string, step: number, body: string): string;
+  /** What the program logs at the end: the last response's body. */
+  result(step: number): string;
+}
+
+const WRITERS: Record<HttpClient, StepWriter> = {
+  axios: {
+    read: (i, top, name, path) => (top === 'status' ? `r${i}.status` : top === 'headers' ? `r${i}.headers[${JSON.stringify(name)}]` : `r${i}.data${path}`),
+    call: (config, quote) => {
+      const args = argumentsAfterUrl(config, quote);
+      return `axios.${config.method.toLowerCase()}(${stringLiteral(config.url, quote)}${args ? `, ${args}` : ''})`;
+    },
+    awaited: (call, i) => `  const r${i} = await ${call.replace(/\n/g, '\n  ')};`,
+    chained: (call, i, body) => `${call}.then((r${i}) => ${body})`,
+    result: (i) => `r${i}.data`,
+  },
+  fetch: {
+    // fetch's body is read once, as JSON, into b<i>; its status and headers stay on the response.
+    read: (i, top, name, path) => (top === 'status' ? `r${i}.status` : top === 'headers' ? `r${i}.headers.get(${JSON.stringify(name)})` : `b${i}${path}`),
+    call: (config, quote) => {
+      const members = [`method: ${stringLiteral(config.method.toUpperCase(), quote)}`, ...initMembers(config, quote)];
+      return `fetch(${stringLiteral(config.url + queryOf(config.params), quote)}, {\n  ${members.join(',\n  ')},\n})`;
+    },
+    awaited: (call, i) => `  const r${i} = await ${call.replace(/\n/g, '\n  ')};\n  const b${i} = await r${i}.json();`,
+    chained: (call, i, body) => `${call}\n  .then((r${i}) => r${i}.json().then((b${i}) => ${body}))`,
+    result: (i) => `b${i}`,
+  },
+};
+
+/** JavaScript that reads a carried value off the earlier response its pointer names. */
+function readExpression(pointer: string, client: HttpClient): string {
+  const colon = pointer.indexOf(':');
+  const step = Number(pointer.slice(0, colon));
+  const [top = '', ...rest] = pointer
+    .slice(colon + 2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = rest.map((k) => (/^\d+$/.test(k) ? `[${k}]` : IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`)).join('');
+  return WRITERS[client].read(step, top, rest.join('/'), path);
+}
+
+/** The value a JSON pointer names in a response (RFC 6901), or undefined. */
+function heldAt(response: JsonValue | undefined, pointer: string): JsonValue | undefined {
+  let node = response;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/**
+ * The step's config with each carried value replaced by a marker string, and the markers'
+ * expressions. A carried path parameter is the URL segment holding the value the earlier
+ * response held there (`check` verifies the two agree).
+ */
+function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClient, first: number): { config: RequestConfig; expressions: Map<string, string> } {
+  const config = structuredClone(step.config) as RequestConfig;
+  const expressions = new Map<string, string>();
+  let n = first;
+  for (const [where, pointer] of Object.entries(step.carried ?? {})) {
+    const mark = marker(n++);
+    expressions.set(mark, readExpression(pointer, client));
+    const [location, ...path] = where.split('.');
+    if (location === 'path_params') {
+      const colon = pointer.indexOf(':');
+      const held = heldAt(steps[Number(pointer.slice(0, colon))]?.response as JsonValue | undefined, pointer.slice(colon + 1));
+      if (held === undefined || held === null || typeof held === 'object') continue;
+      const [base = '', query] = config.url.split('?');
+      const segments = base.split('/');
+      const at = segments.findIndex((segment, i) => i > 2 && segment === encodeURIComponent(String(held)));
+      if (at > 2) segments[at] = mark;
+      config.url = segments.join('/') + (query !== undefined ? `?${query}` : '');
+      continue;
+    }
+    let holder = (location === 'data' ? config.data : location === 'params' ? config.params : location === 'headers' ? config.headers : undefined) as Record<string, JsonValue> | undefined;
+    for (const key of path.slice(0, -1)) holder = holder?.[key] as Record<string, JsonValue> | undefined;
+    const last = path.at(-1);
+    if (holder && last !== undefined && Object.hasOwn(holder, last)) holder[last] = mark;
+  }
+  return { config, expressions };
+}
+
+/** `text` with each marker literal (in any quote) replaced by its expression; a marker inside a string turns that string into a template literal. */
+function substitute(text: string, expressions: ReadonlyMap<string, string>, quote: Quote): string {
+  let out = text;
+  for (const [mark, expression] of expressions) {
+    const whole = stringLiteral(mark, quote);
+    if (out.includes(whole)) {
+      out = out.split(whole).join(expression);
+      continue;
+    }
+    // Inside a longer string (a URL, a query): that string becomes a template literal with the value in it.
+    out = out.replace(new RegExp(`(['"\`])((?:(?!\\1)[^\\\\]|\\\\.)*?)${mark}((?:(?!\\1)[^\\\\]|\\\\.)*?)\\1`), (_all, _q: string, before: string, after: string) => `\`${before.replace(/[`$]/g, '\\$&')}\${encodeURIComponent(${expression})}${after.replace(/[`$]/g, '\\$&')}\``);
+  }
+  return out;
+}
+
+/**
+ * The ground-truth program of a multi-step sample (scoring.md §7): each step's request in order,
+ * each awaited before the next, every carried value read from the earlier response it points
+ * into (never copied from the stub), in the given client, quote and call style.
+ */
+export function stepsOracleProgram(sample: { readonly task: string; readonly steps: readonly OracleStep[] }, client: HttpClient, quote: Quote = 'single', style: CallStyle = 'then'): string {
+  const writer = WRITERS[client];
+  let count = 0;
+  const calls = sample.steps.map((step) => {
+    const { config, expressions } = marked(step, sample.steps, client, count);
+    count += expressions.size;
+    return substitute(writer.call(config, quote), expressions, quote);
+  });
+  const head = `${taskComment(sample.task)}\n${CLIENT_PROFILES[client].importLine}\n`;
+  const last = sample.steps.length - 1;
+  if (style === 'await') return `${head}(async () => {\n${calls.map((call, i) => writer.awaited(call, i)).join('\n')}\n  console.log(${writer.result(last)});\n})();\n`;
+  // then: nested, so every earlier response stays in scope for the calls after it.
+  let body = `console.log(${writer.result(last)})`;
+  for (let i = last; i >= 0; i--) body = writer.chained(calls[i]!, i, body);
+  return `${head}${body}\n  .catch((error) => console.error(error));\n`;
+}
