@@ -24,12 +24,14 @@ export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 export const ReviewStateSchema = z.enum(REVIEW_STATES);
 export type ReviewState = z.infer<typeof ReviewStateSchema>;
 
-export const FINDING_RULES = ['server', 'path', 'method', 'argument', 'required', 'value', 'read-only', 'query-in-url', 'recorded'] as const;
+export const FINDING_RULES = ['server', 'path', 'method', 'argument', 'required', 'value', 'read-only', 'query-in-url', 'recorded', 'carried'] as const;
 export const FindingSchema = z.object({
   rule: z.enum(FINDING_RULES),
   message: z.string(),
   location: z.enum(['headers', 'params', 'path_params', 'data']).optional(),
   key: z.string().optional(),
+  /** The step of a multi-step sample the finding is about. */
+  step: z.number().int().optional(),
 });
 export type Finding = z.infer<typeof FindingSchema>;
 
@@ -51,7 +53,21 @@ export type SourceNotes = z.infer<typeof SourceNotesSchema>;
  * prompt uses, and where the code came from. Read out of a sample's `fields`, which keep these and
  * any other field verbatim.
  */
+/**
+ * One step of a multi-step sample (scoring.md §7): the request it expects, what the API answers
+ * it, and each value it carries from an earlier answer (`<location>.<key path>` →
+ * `<earlier step>:<JSON pointer into that step's response>`).
+ */
+export const StepSchema = z.object({
+  config: RequestConfigSchema,
+  response: z.object({ status: z.number().int().min(100).max(599), headers: z.record(z.string(), JsonValueSchema).optional(), data: JsonValueSchema.optional() }),
+  carried: z.record(z.string().regex(/^(data|params|headers|path_params)\.\S+$/, 'a carried value is named `<data|params|headers|path_params>.<key path>`'), z.string().regex(/^\d+:\/\S*$/, 'a carried value points `<earlier step>:<JSON pointer>`')).optional(),
+});
+export type SampleStep = z.infer<typeof StepSchema>;
+
 export const RealWorldFieldsSchema = z.object({
+  /** A multi-step sample's steps (two or more, in order); its `config` is then the last step's. */
+  steps: z.array(StepSchema).min(2).optional(),
   starter_code: z.string().optional(),
   definitions: z.record(z.string(), JsonValueSchema).optional(),
   template_url: z.string().optional(),

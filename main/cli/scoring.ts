@@ -5,10 +5,15 @@ import { Option } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
 import { parseDataset } from '../dataset/index.js';
 import { createExecutor } from '../execution/index.js';
-import { ORACLE_WRITERS, type CallStyle, type CompletionMode, type HttpClient, type Quote } from '../prompt/index.js';
+import { ORACLE_WRITERS, stepsOracleProgram, type CallStyle, type CompletionMode, type HttpClient, type Quote } from '../prompt/index.js';
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
+import { refuseMultiStep } from '../service/runPlan.js';
+import { StepSchema } from '../api/schemas.js';
+import { z } from 'zod';
+
+const StepsOfSchema = z.array(StepSchema).min(2);
 import { readCodeDir, readFileInput, writeFiles } from './files.js';
 import { readSpecFolder } from './specFolder.js';
 import type { CliIo } from './io.js';
@@ -57,6 +62,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       // A real-world sample's code is read with its own starter (its fields).
       const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task, ...(s.fields ? { fields: s.fields } : {}) })).filter((s) => !opts.api || s.api === opts.api);
       if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
+      refuseMultiStep(samples);
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
       await using executor = createExecutor({ timeoutMs });
       const scores = await scoreCodes({ samples, codes, specs, executor, compat: opts.compat, client: opts.client });
@@ -104,7 +110,12 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       const file = unwrap(readFileInput(opts.dataset));
       const samples = unwrap(parseDataset(file.content, file.filename));
       const write = ORACLE_WRITERS[opts.client];
-      const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, write(s, opts.setup, opts.quotes, opts.style).program]));
+      // A multi-step sample's ground truth is its whole program, every step awaited in order (scoring.md §7).
+      const programOf = (s: (typeof samples)[number]): string => {
+        const steps = StepsOfSchema.safeParse(s.fields?.['steps']);
+        return steps.success ? stepsOracleProgram({ task: s.task, steps: steps.data }, opts.client, opts.quotes, opts.style) : write(s, opts.setup, opts.quotes, opts.style).program;
+      };
+      const files = Object.fromEntries(samples.map((s, i) => [`${String(i).padStart(4, '0')}.js`, programOf(s)]));
       const written = unwrap(writeFiles(opts.out, files));
       io.stdout(`wrote ${written.length} programs to ${opts.out}\n`);
     });

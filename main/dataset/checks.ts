@@ -1,4 +1,5 @@
-import type { Finding, JsonValue, RequestConfig } from '../api/schemas.js';
+import { z } from 'zod';
+import { StepSchema, type Finding, type JsonValue, type RequestConfig, type SampleFields } from '../api/schemas.js';
 import {
   argumentSource,
   methodsAt,
@@ -165,8 +166,9 @@ export function checkRequest(spec: ApiSpec, config: RequestConfig): Finding[] {
 }
 
 /** Findings for a sample: the spec checks, plus what the source dataset recorded (WAPIIBench's `checks`). */
-export function checkSample(spec: ApiSpec | undefined, sample: { api: string; config: RequestConfig; source: { checks?: string | undefined } }): Finding[] {
-  const findings = spec ? checkRequest(spec, sample.config) : [{ rule: 'server' as const, message: `no spec is loaded for API \`${sample.api}\`` }];
+export function checkSample(spec: ApiSpec | undefined, sample: { api: string; config: RequestConfig; source: { checks?: string | undefined }; fields?: SampleFields | undefined }): Finding[] {
+  const steps = sample.fields?.['steps'];
+  const findings = !spec ? [{ rule: 'server' as const, message: `no spec is loaded for API \`${sample.api}\`` }] : steps !== undefined ? checkSteps(spec, steps) : checkRequest(spec, sample.config);
   const recorded = sample.source.checks?.trim();
   if (recorded && recorded !== 'OK') {
     // A line the spec check just said (a workbench export writes its findings as `checks`) is not said twice.
@@ -175,5 +177,56 @@ export function checkSample(spec: ApiSpec | undefined, sample: { api: string; co
       findings.push({ rule: 'recorded', message: `the source dataset's own check reported: ${line.trim()}` });
     }
   }
+  return findings;
+}
+
+/** The value a JSON pointer names (RFC 6901), or undefined. */
+function atPointer(root: JsonValue | undefined, pointer: string): JsonValue | undefined {
+  if (pointer === '') return root;
+  let node = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = /^\d+$/.test(key) ? node[Number(key)] : undefined;
+    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/**
+ * A multi-step sample's checks (scoring.md §7): each step's request against the spec, as a single
+ * sample's, and each carried value: it points into an earlier step's response, and what it points
+ * at is the value the step's request sends there.
+ */
+function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
+  const parsed = z.array(StepSchema).min(2).safeParse(raw);
+  if (!parsed.success) return [{ rule: 'value', message: `the steps are not a list of two or more steps ({config, response, carried}): ${parsed.error.issues[0]?.message ?? 'invalid'}` }];
+  const steps = parsed.data;
+  const findings: Finding[] = [];
+  steps.forEach((step, i) => {
+    for (const f of checkRequest(spec, step.config)) findings.push({ ...f, step: i, message: `step ${i}: ${f.message}` });
+    for (const [where, pointer] of Object.entries(step.carried ?? {})) {
+      const colon = pointer.indexOf(':');
+      const from = Number(pointer.slice(0, colon));
+      const say = (message: string): void => void findings.push({ rule: 'carried', step: i, message: `step ${i}: carried ${where} ← ${pointer}: ${message}` });
+      if (!(from < i)) {
+        say('it must point into an earlier step');
+        continue;
+      }
+      const held = atPointer(steps[from]!.response as unknown as JsonValue, pointer.slice(colon + 1));
+      if (held === undefined) {
+        say(`step ${from}'s response holds nothing there`);
+        continue;
+      }
+      const [location, ...path] = where.split('.');
+      if (location === 'path_params') {
+        if (held === null || typeof held === 'object' || !step.config.url.split('?')[0]!.split('/').includes(encodeURIComponent(String(held)))) say(`the URL has no segment ${JSON.stringify(held)}, which the response holds`);
+        continue;
+      }
+      let sent: JsonValue | undefined = location === 'data' ? step.config.data : location === 'params' ? step.config.params : location === 'headers' ? step.config.headers : undefined;
+      for (const key of path) sent = sent !== null && typeof sent === 'object' && !Array.isArray(sent) && Object.hasOwn(sent, key) ? sent[key] : undefined;
+      if (JSON.stringify(sent) !== JSON.stringify(held)) say(`the request sends ${sent === undefined ? 'nothing' : JSON.stringify(sent)} there, the response holds ${JSON.stringify(held)}`);
+    }
+  });
   return findings;
 }

@@ -123,7 +123,7 @@ describe('WAPIIBench formats', () => {
   });
 
   it('says where a file is broken', () => {
-    expect(parseDataset('[{"api": "a", "task": "t"}]', 'd.json')).toEqual({ ok: false, error: { code: 'bad_input', message: 'd.json: sample 0: `config` expected object, received undefined' } });
+    expect(parseDataset('[{"api": "a", "task": "t"}]', 'd.json')).toEqual({ ok: false, error: { code: 'bad_input', message: 'd.json: sample 0: `config` is required (or `steps` for a multi-step sample)' } });
     const bad = parseDataset('[\n  {"api": }\n]', 'd.json');
     expect(bad.ok ? '' : bad.error.message).toMatch(/^d\.json: invalid JSON at line 2, column \d+: /);
     expect(parseDataset('{"rows": []}', 'd.json')).toEqual({ ok: false, error: { code: 'bad_input', message: 'd.json: not a WAPIIBench dataset (expected a list of samples or {"samples": [...]})' } });

@@ -23,11 +23,25 @@ const FlatEntrySchema = z.object({
   api: z.string().min(1),
   index: z.number().int().optional(),
   task: z.string(),
-  config: RequestConfigSchema,
+  /** Absent on a multi-step sample (its `steps` are among its fields). */
+  config: RequestConfigSchema.optional(),
   checks: z.string().optional(),
   vetted: z.boolean().optional(),
 });
-const PerApiEntrySchema = z.object({ index: z.number().int().optional(), task: z.string(), config: RequestConfigSchema });
+const PerApiEntrySchema = z.object({ index: z.number().int().optional(), task: z.string(), config: RequestConfigSchema.optional() });
+
+/**
+ * A sample's request: its `config`, or for a multi-step sample (scoring.md §7: `steps`, never
+ * both) its last step's, which lists, filters and the endpoint column show; the steps stay in its
+ * fields, verbatim, and an export writes them back without a `config`.
+ */
+function requestOf(config: RequestConfig | undefined, fields: SampleFields | undefined): { ok: true; config: RequestConfig } | { ok: false; message: string } {
+  const steps = fields?.['steps'];
+  if (config !== undefined && steps !== undefined) return { ok: false, message: 'has both `config` and `steps`: a sample makes one request or several, not both' };
+  if (config !== undefined) return { ok: true, config };
+  if (Array.isArray(steps)) return { ok: true, config: (steps.at(-1) as { config: RequestConfig }).config };
+  return { ok: false, message: '`config` is required (or `steps` for a multi-step sample)' };
+}
 const PerApiFileSchema = z.object({ samples: z.array(z.unknown()) });
 
 function describeIssue(where: string, error: z.ZodError): string {
@@ -95,7 +109,9 @@ export function parseDataset(text: string, filename: string): Result<SampleDraft
       };
       const fields = fieldsOf(raw as Record<string, JsonValue>, FLAT_KEYS);
       if (!fields.ok) return fail('bad_input', describeIssue(`${filename}: sample ${i}`, fields.error));
-      entries.push({ api, task, config, source, ...(fields.value ? { fields: fields.value } : {}) });
+      const request = requestOf(config, fields.value);
+      if (!request.ok) return fail('bad_input', `${filename}: sample ${i}: ${request.message}`);
+      entries.push({ api, task, config: request.config, source, ...(fields.value ? { fields: fields.value } : {}) });
     }
     return ok(withIds(entries));
   }
@@ -110,7 +126,9 @@ export function parseDataset(text: string, filename: string): Result<SampleDraft
     if (!parsed.success) return fail('bad_input', describeIssue(`${filename}: sample ${i}`, parsed.error));
     const fields = fieldsOf(raw as Record<string, JsonValue>, PER_API_KEYS);
     if (!fields.ok) return fail('bad_input', describeIssue(`${filename}: sample ${i}`, fields.error));
-    entries.push({ api, task: parsed.data.task, config: parsed.data.config, source: { index: parsed.data.index ?? i }, ...(fields.value ? { fields: fields.value } : {}) });
+    const request = requestOf(parsed.data.config, fields.value);
+    if (!request.ok) return fail('bad_input', `${filename}: sample ${i}: ${request.message}`);
+    entries.push({ api, task: parsed.data.task, config: request.config, source: { index: parsed.data.index ?? i }, ...(fields.value ? { fields: fields.value } : {}) });
   }
   return ok(withIds(entries));
 }
@@ -145,7 +163,7 @@ export function exportFlat(samples: readonly ExportableSample[]): string {
     api: s.api,
     ...(s.source.index !== undefined ? { index: s.source.index } : {}),
     task: s.task,
-    config: s.config,
+    ...(s.fields?.['steps'] === undefined ? { config: s.config } : {}),
     ...s.fields,
     ...(s.source.checks !== undefined ? { checks: s.source.checks } : {}),
     ...(s.source.vetted !== undefined ? { vetted: s.source.vetted } : {}),
@@ -158,7 +176,7 @@ export function exportPerApi(samples: readonly ExportableSample[]): Record<strin
   const byApi = new Map<string, Record<string, JsonValue>[]>();
   for (const s of withExportIndices(samples)) {
     const list = byApi.get(s.api) ?? [];
-    list.push({ ...(s.source.index !== undefined ? { index: s.source.index } : {}), task: s.task, config: s.config as JsonValue, ...s.fields });
+    list.push({ ...(s.source.index !== undefined ? { index: s.source.index } : {}), task: s.task, ...(s.fields?.['steps'] === undefined ? { config: s.config as JsonValue } : {}), ...s.fields });
     byApi.set(s.api, list);
   }
   return Object.fromEntries([...byApi].map(([api, list]) => [`${api}.json`, JSON.stringify({ samples: list }, null, 2) + '\n']));

@@ -1,5 +1,5 @@
 import { CLIENT_PROFILES, type HttpClient } from '../api/clients.js';
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { JsonValue, RequestConfig, SampleStep } from '../api/schemas.js';
 import { initMembers, queryOf } from './fetchOracle.js';
 import { argumentsAfterUrl, type CallStyle } from './oracle.js';
 import { stringLiteral, taskComment, type Quote } from './starter.js';
@@ -8,9 +8,9 @@ import { stringLiteral, taskComment, type Quote } from './starter.js';
 export interface OracleStep {
   readonly config: RequestConfig;
   /** What the API answers it: a carried path parameter is found in the URL by the value held here. */
-  readonly response?: { readonly status: number; readonly headers?: Record<string, JsonValue>; readonly data?: JsonValue };
+  readonly response?: SampleStep['response'] | undefined;
   /** `<location>.<key path>` → `<earlier step>:<JSON pointer into that step's response>`. */
-  readonly carried?: Readonly<Record<string, string>>;
+  readonly carried?: Readonly<Record<string, string>> | undefined;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

@@ -95,6 +95,15 @@ export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<s
   });
 }
 
+/**
+ * Runs score one request per sample; a multi-step sample (its `steps`, scoring.md §7) would be
+ * scored by its last request alone, so it is refused in one line rather than scored wrong.
+ */
+export function refuseMultiStep(samples: readonly { readonly fields?: Readonly<Record<string, unknown>> | undefined; readonly position?: number }[]): void {
+  const multi = samples.filter((s) => s.fields?.['steps'] !== undefined);
+  if (multi.length > 0) throw new WapiiError('bad_input', `${multi.length} of the ${samples.length} chosen samples make several requests (steps); runs on them are not built yet: choose single-request samples (e.g. --api, --review or a dataset without them)`);
+}
+
 /** The knowledge conditions of a start, parsed, in the order given, without repeats. */
 export function conditionsOf(input: Pick<StartRunInput, 'knowledge'>): KnowledgeCondition[] {
   const out: KnowledgeCondition[] = [];

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { diffSpecVersion } from './specVersions.js';
 import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
-import type { DatasetSummary, Finding, Sample } from '../api/schemas.js';
+import type { DatasetSummary, Finding, RequestConfig, Sample } from '../api/schemas.js';
 import { checkRequest, checkSample, exportChecks, exportFlat, exportPerApi, filterSamples, withExportIndices } from '../dataset/index.js';
 import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
@@ -362,13 +362,17 @@ export class WorkbenchService implements WorkbenchHandlers {
       input.datasetId,
       input.sampleId,
       (current) => {
+        // A multi-step sample's requests are its steps (in its fields): its config is the last step's, never edited apart from them.
+        const steps = (input.fields ?? current.fields)?.['steps'];
+        if (steps !== undefined && input.config) return fail('bad_input', "a multi-step sample's requests are its steps: edit them in its fields (`steps`), not its config");
+        const last = Array.isArray(steps) ? (steps.at(-1) as { config?: RequestConfig } | undefined)?.config : undefined;
         const after: SampleState = {
           task: input.task ?? current.task,
-          config: input.config ?? current.config,
+          config: last ?? input.config ?? current.config,
           reviewState: input.reviewState ?? (input.config || input.task || input.fields ? 'fixed' : current.reviewState),
           ...(input.fields ? { fields: input.fields } : {}),
         };
-        return ok({ after, findings: checkSample(spec, { ...current, config: after.config }) });
+        return ok({ after, findings: checkSample(spec, { ...current, config: after.config, fields: after.fields ?? current.fields }) });
       },
       { author: this.author, reason: input.checklist ? `${input.reason} ${checklistNote(input.checklist)}` : input.reason, baseRevision: input.baseRevision },
     );
