@@ -82,7 +82,14 @@ describe.runIf(hasChromium && hasVocabBundle)('pages that never mislead (issue 3
     await newRun();
     await page.getByLabel('Run dataset').selectOption({ label: 'demo — 32 samples' });
     await page.getByLabel('hosted provider').check();
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    // The providers come from the service's registry (listProviders): a new one (Ollama) is offered with no change to the page.
+    const providers = page.getByLabel('Provider', { exact: true });
+    await expect.poll(() => providers.locator('option').allTextContents()).toEqual(['OpenAI', 'Anthropic', 'Gemini', 'OpenAI-compatible server (llama-server, vLLM, a proxy)', 'Ollama']);
+    await providers.selectOption('ollama');
+    expect(await page.getByTestId('provider-key').textContent()).toBe('Ollama takes no key.');
+    expect(await page.getByLabel('Provider base URL').getAttribute('placeholder')).toBe('http://127.0.0.1:11434');
+    await shot(page, '0-providers-ollama');
+    await providers.selectOption('openai');
     await page.getByLabel('Provider base URL').fill(standIn.url);
     await page.getByLabel('Provider model').fill(MODEL);
     await page.getByLabel('Sample limit').fill('2');

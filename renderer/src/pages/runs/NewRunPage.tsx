@@ -361,7 +361,7 @@ export function NewRunPage(): React.JSX.Element {
               <input type="radio" name="source" checked={source === 'remote'} onChange={() => setSource('remote')} /> remote OpenAI-compatible endpoint
             </label>
             <label className="check">
-              <input type="radio" name="source" aria-label="hosted provider" checked={source === 'hosted'} onChange={() => setSource('hosted')} /> hosted provider (a key)
+              <input type="radio" name="source" aria-label="hosted provider" checked={source === 'hosted'} onChange={() => setSource('hosted')} /> a provider by name (hosted API, Ollama, a server)
             </label>
           </div>
           {source === 'local' ? (
