@@ -24,7 +24,7 @@ export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 export const ReviewStateSchema = z.enum(REVIEW_STATES);
 export type ReviewState = z.infer<typeof ReviewStateSchema>;
 
-export const FINDING_RULES = ['server', 'path', 'method', 'argument', 'required', 'value', 'read-only', 'query-in-url', 'recorded', 'carried'] as const;
+export const FINDING_RULES = ['server', 'path', 'method', 'argument', 'required', 'value', 'read-only', 'query-in-url', 'recorded', 'carried', 'response'] as const;
 export const FindingSchema = z.object({
   rule: z.enum(FINDING_RULES),
   message: z.string(),

@@ -205,6 +205,13 @@ function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
   const findings: Finding[] = [];
   steps.forEach((step, i) => {
     for (const f of checkRequest(spec, step.config)) findings.push({ ...f, step: i, message: `step ${i}: ${f.message}` });
+    // The stubbed answer is what the API would send: valid against the operation's response schema for its status, where the spec has one.
+    const endpoint = resolveEndpoint(spec, step.config.url, step.config.method.toLowerCase(), step.config.params ?? {}).endpoint;
+    const status = String(step.response.status);
+    const schema = endpoint?.responses?.[status] ?? endpoint?.responses?.[`${status[0]}XX`] ?? endpoint?.responses?.['default'];
+    for (const problem of validateValue(spec, schema, step.response.data ?? null).slice(0, 3)) {
+      findings.push({ rule: 'response', step: i, message: `step ${i}: the response's data${problem.path.length > 0 ? ` at ${problem.path.join('.')}` : ''} ${problem.message} (the ${endpoint?.method.toUpperCase()} ${endpoint?.path} response schema for ${status})` });
+    }
     for (const [where, pointer] of Object.entries(step.carried ?? {})) {
       const colon = pointer.indexOf(':');
       const from = Number(pointer.slice(0, colon));

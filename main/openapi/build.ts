@@ -182,6 +182,21 @@ function readRequestBody(resolve: Resolve, raw: unknown): RequestBody | undefine
   return { required: value['required'] === true, contents };
 }
 
+/** Each response's JSON body schema by status key: its `application/json` (or `+json`) content's, as written (a `$ref` left to the validator). */
+function readResponses(resolve: Resolve, raw: unknown): Record<string, JsonSchema> | undefined {
+  const responses = resolve(raw);
+  if (!isObj(responses)) return undefined;
+  const out: Record<string, JsonSchema> = {};
+  for (const [status, r] of Object.entries(responses)) {
+    const response = resolve(r);
+    if (!isObj(response) || !isObj(response['content'])) continue;
+    const json = Object.entries(response['content']).find(([type]) => /^application\/(.+\+)?json\b/.test(type))?.[1];
+    const schema = isObj(json) ? json['schema'] : undefined;
+    if (isObj(schema)) out[status] = schema as JsonSchema;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 function securityNames(requirement: unknown): string[] | undefined {
   if (!Array.isArray(requirement)) return undefined;
   return [...new Set(requirement.filter(isObj).flatMap((r) => Object.keys(r)))];
@@ -291,6 +306,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
       if (!isObj(op)) continue;
       const parameters = readParameters(resolve, item['parameters'], op['parameters'], method);
       const requestBody = readRequestBody(resolve, op['requestBody']);
+      const responses = readResponses(resolve, op['responses']);
       const operationId = str(op['operationId']);
       const summary = str(op['summary']);
       const description = str(op['description']);
@@ -302,6 +318,7 @@ export function buildSpec(doc: Obj, options: { filename: string; raw: Obj; origi
         ...(description ? { description } : {}),
         parameters: [...parameters, ...queryKeyParameters(template, parameters)],
         ...(requestBody ? { requestBody } : {}),
+        ...(responses ? { responses } : {}),
         security: securityNames(op['security']) ?? globalSecurity ?? [],
         servers: longestFirst(opServers[m] ?? []),
       });

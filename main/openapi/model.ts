@@ -50,6 +50,8 @@ export interface Endpoint {
   /** Path-level and operation-level parameters merged (operation wins on name + location). */
   readonly parameters: readonly Parameter[];
   readonly requestBody?: RequestBody;
+  /** The JSON schema of each response the operation declares, by status key (`200`, `2XX`, `default`); a response without a JSON body has none. */
+  readonly responses?: Readonly<Record<string, JsonSchema>>;
   /** Names of the security schemes this operation accepts (its own `security`, else the document's). */
   readonly security: readonly string[];
   /**

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, WAPIIBENCH_SPECS } from '../../test/support/paths.js';
 import type { WorkbenchApi } from '../api/contract.js';
-import type { JsonValue } from '../api/schemas.js';
+import type { JsonValue, SampleFields } from '../api/schemas.js';
+import { checkSample } from '../dataset/index.js';
+import { loadSpec } from '../openapi/index.js';
 import { localClient, openWorkbench, type Workbench } from './index.js';
 
 /**
@@ -13,12 +15,14 @@ import { localClient, openWorkbench, type Workbench } from './index.js';
  */
 const AUTH = { Authorization: 'Bearer <token>' };
 const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' };
+/** chat.postMessage's answer as Slack's description requires it. */
+const POSTED = { ok: true, channel: 'C0DEPLOY1', ts: '1700000000.000100', message: { type: 'message', text: 'Deploy finished', ts: '1700000000.000100', user: 'U0DEPLOYBOT', team: 'T0TEAM0001' } };
 const SLACK_STEPS = {
   api: 'slack',
   task: "Post 'Deploy finished' to the public channel named deploys (look its ID up first).",
   steps: [
     { config: { url: 'https://slack.com/api/conversations.list', method: 'get', headers: AUTH, params: { types: 'public_channel' } }, response: { status: 200, data: { ok: true, channels: [{ id: 'C0DEPLOY1', name: 'deploys' }] } } },
-    { config: { url: 'https://slack.com/api/chat.postMessage', method: 'post', headers: JSON_AUTH, data: { channel: 'C0DEPLOY1', text: 'Deploy finished' } }, carried: { 'data.channel': '0:/data/channels/0/id' }, response: { status: 200, data: { ok: true, ts: '1700000000.000100' } } },
+    { config: { url: 'https://slack.com/api/chat.postMessage', method: 'post', headers: JSON_AUTH, data: { channel: 'C0DEPLOY1', text: 'Deploy finished' } }, carried: { 'data.channel': '0:/data/channels/0/id' }, response: { status: 200, data: POSTED } },
   ],
 };
 const ASANA_STEPS = {
@@ -77,6 +81,15 @@ describe('multi-step samples in a dataset', () => {
     const perApi = await client.exportDataset({ datasetId, format: 'per-api' });
     const slack = JSON.parse(perApi.files['slack.json']!) as { samples: Record<string, unknown>[] };
     expect(slack.samples[1]).toEqual({ task: SLACK_STEPS.task, steps: SLACK_STEPS.steps });
+  });
+
+  it("checks each stubbed response against the operation's response schema for its status", async () => {
+    const loaded = await loadSpec(spec('slack').content, 'slack.yaml');
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const steps = [SLACK_STEPS.steps[0], { ...SLACK_STEPS.steps[1], response: { status: 200, data: { ok: true, ts: '1700000000.000100' } } }];
+    expect(checkSample(loaded.value, { api: 'slack', config: SLACK_STEPS.steps[1]!.config, source: {}, fields: { steps } as unknown as SampleFields })).toEqual([
+      { rule: 'response', step: 1, message: "step 1: the response's data lacks required key `channel` (the POST /chat.postMessage response schema for 200)" },
+    ]);
   });
 
   it('refuses a sample with both config and steps, or with one step, in one line', async () => {
