@@ -212,21 +212,24 @@ async function runFailureCounts(program: Command, runId: number): Promise<RunDet
 async function storeDatasetFile(program: Command, file: string, specsDir: string): Promise<number> {
   const datasetFile = unwrap(readFileInput(file));
   const specFiles = unwrap(await readSpecFolder(specsDir));
-  const prepared = unwrap(await prepareDataset(datasetFile, specFiles));
   const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
   try {
-    const same = (id: number): boolean => {
+    // Read once, and only to compare with a dataset already stored under the name: importing reads it itself.
+    let prepared: Awaited<ReturnType<typeof prepareDataset>> | undefined;
+    const same = async (id: number): Promise<boolean> => {
+      prepared ??= await prepareDataset(datasetFile, specFiles);
+      const p = unwrap(prepared);
       const stored = wb.store.listSamples(id).map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
-      const given = prepared.samples.map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
+      const given = p.samples.map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
       const apis = wb.store.datasetApis(id);
-      return JSON.stringify(stored) === JSON.stringify(given) && apis.size === prepared.specs.size && [...prepared.specs].every(([api, p]) => apis.get(api) === sha256(p.file.content));
+      return JSON.stringify(stored) === JSON.stringify(given) && apis.size === p.specs.size && [...p.specs].every(([api, spec]) => apis.get(api) === sha256(spec.file.content));
     };
     const base = path.basename(file).replace(/\.json$/i, '') || 'dataset';
-    const hash = sha256(`${datasetFile.content}\0${[...prepared.specs.values()].map((p) => p.file.content).join('\0')}`).slice(0, 8);
+    const hash = sha256(`${datasetFile.content}\0${specFiles.map((f) => `${f.filename}\0${f.content}`).join('\0')}`).slice(0, 8);
     for (const name of [base, `${base}-${hash}`]) {
       const existing = wb.store.findDataset(name);
       if (!existing) return (await localClient(wb.service).importDataset({ name, dataset: datasetFile, specs: specFiles })).id;
-      if (same(existing.id)) return existing.id;
+      if (await same(existing.id)) return existing.id;
     }
     throw new WapiiError('conflict', `datasets "${base}" and "${base}-${hash}" are stored with other samples or specs than ${file}; import it under another name (\`wapii import ${file} --specs ${specsDir} --name <name>\`)`);
   } finally {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { carriedSource, requestValueAt, valueAtPointer } from '../api/steps.js';
 import { StepSchema, type Finding, type JsonValue, type RequestConfig, type SampleFields } from '../api/schemas.js';
 import {
   argumentSource,
@@ -180,19 +181,6 @@ export function checkSample(spec: ApiSpec | undefined, sample: { api: string; co
   return findings;
 }
 
-/** The value a JSON pointer names (RFC 6901), or undefined. */
-function atPointer(root: JsonValue | undefined, pointer: string): JsonValue | undefined {
-  if (pointer === '') return root;
-  let node = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node)) node = /^\d+$/.test(key) ? node[Number(key)] : undefined;
-    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = node[key];
-    else return undefined;
-  }
-  return node;
-}
-
 /**
  * A multi-step sample's checks (scoring.md §7): each step's request against the spec, as a single
  * sample's, and each carried value: it points into an earlier step's response, and what it points
@@ -213,25 +201,23 @@ function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
       findings.push({ rule: 'response', step: i, message: `step ${i}: the response's data${problem.path.length > 0 ? ` at ${problem.path.join('.')}` : ''} ${problem.message} (the ${endpoint?.method.toUpperCase()} ${endpoint?.path} response schema for ${status})` });
     }
     for (const [where, pointer] of Object.entries(step.carried ?? {})) {
-      const colon = pointer.indexOf(':');
-      const from = Number(pointer.slice(0, colon));
+      const { step: from, pointer: at } = carriedSource(pointer);
       const say = (message: string): void => void findings.push({ rule: 'carried', step: i, message: `step ${i}: carried ${where} ← ${pointer}: ${message}` });
       if (!(from < i)) {
         say('it must point into an earlier step');
         continue;
       }
-      const held = atPointer(steps[from]!.response as unknown as JsonValue, pointer.slice(colon + 1));
+      const held = valueAtPointer(steps[from]!.response as unknown as JsonValue, at);
       if (held === undefined) {
         say(`step ${from}'s response holds nothing there`);
         continue;
       }
-      const [location, ...path] = where.split('.');
+      const [location] = where.split('.');
       if (location === 'path_params') {
         if (held === null || typeof held === 'object' || !step.config.url.split('?')[0]!.split('/').includes(encodeURIComponent(String(held)))) say(`the URL has no segment ${JSON.stringify(held)}, which the response holds`);
         continue;
       }
-      let sent: JsonValue | undefined = location === 'data' ? step.config.data : location === 'params' ? step.config.params : location === 'headers' ? step.config.headers : undefined;
-      for (const key of path) sent = sent !== null && typeof sent === 'object' && !Array.isArray(sent) && Object.hasOwn(sent, key) ? sent[key] : undefined;
+      const sent = requestValueAt(step.config, where);
       if (JSON.stringify(sent) !== JSON.stringify(held)) say(`the request sends ${sent === undefined ? 'nothing' : JSON.stringify(sent)} there, the response holds ${JSON.stringify(held)}`);
     }
   });

@@ -82,8 +82,8 @@ export interface RunOptions {
 
 const NOT_FOUND = JSON.stringify({ status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not_found"}' });
 
-/** The answer stubs give a request (by its method and normalised URL), as JSON text for the program's side. */
-function stubAnswer(stubs: readonly Stub[], met: boolean[], request: RawRequest): string {
+/** The answer stubs give a request (by its method and normalised URL), as JSON text for the program's side; `patterns` are the stubs' URL patterns, compiled once per run. */
+function stubAnswer(stubs: readonly Stub[], patterns: readonly RegExp[], met: boolean[], request: RawRequest): string {
   let url: string | undefined;
   try {
     const target = new URL(request.sentUrl ?? request.fullPath ?? request.url);
@@ -93,7 +93,7 @@ function stubAnswer(stubs: readonly Stub[], met: boolean[], request: RawRequest)
   }
   if (url === undefined || request.refused !== undefined) return NOT_FOUND;
   const method = request.method.toLowerCase();
-  const matches = stubs.map((s, i) => (s.method.toLowerCase() === method && new RegExp(s.url).test(url) ? i : -1)).filter((i) => i >= 0);
+  const matches = stubs.map((s, i) => (s.method.toLowerCase() === method && patterns[i]!.test(url) ? i : -1)).filter((i) => i >= 0);
   const pick = matches.find((i) => !met[i]) ?? matches.filter((i) => met[i]).at(-1);
   if (pick === undefined) return NOT_FOUND;
   met[pick] = true;
@@ -215,6 +215,7 @@ export class Sandbox implements Disposable {
     let exited = false;
     // The one channel from the program's world to the host: strings only, counted and capped here.
     const met = (options.stubs ?? []).map(() => false);
+    const patterns = (options.stubs ?? []).map((s) => new RegExp(s.url));
     // A request's answer goes back to the program as JSON text (stubs only); without stubs, nothing.
     const record = (kind: unknown, payload: unknown): string | undefined => {
       if (exited || typeof kind !== 'string' || typeof payload !== 'string') return undefined;
@@ -224,7 +225,7 @@ export class Sandbox implements Disposable {
         requestChars += payload.length;
         const request = requestChars > CAPS.requestChars ? parseRecord('{"refused":"the program sent more than 4 MB of requests"}') : parseRecord(payload);
         requests.push(request);
-        return options.stubs ? stubAnswer(options.stubs, met, request) : undefined;
+        return options.stubs ? stubAnswer(options.stubs, patterns, met, request) : undefined;
       } else if (kind === 'console') {
         if (consoleLines.length < CAPS.consoleLines) consoleLines.push(payload.slice(0, 4000));
       } else if ((kind === 'error' || kind === 'syntax') && !programError) {

@@ -228,6 +228,9 @@ function fixedQuery(key: string): Record<string, string> {
   return query;
 }
 
+/** Text as a regular expression that matches it literally. */
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** `{param}` segments match `[^/?&]+`, as in scoring.md §4; a query part of the key is matched by its arguments (see pathCandidates). */
 export function compilePathTemplate(path: string, servers: readonly string[] = []): PathTemplate {
   const parameterNames: string[] = [];
@@ -238,7 +241,7 @@ export function compilePathTemplate(path: string, servers: readonly string[] = [
     if (param?.[1] !== undefined) {
       parameterNames.push(param[1]);
       source += '([^/?&]+)';
-    } else source += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    } else source += escapeRegExp(part);
   }
   // `/` (or nothing) after the server: the URL may also stop at the server itself (`https://api.etherscan.io/api?module=...`).
   if (pathPart === '/' || pathPart === '') source = '/?';

@@ -27,13 +27,14 @@ export {
   methodsAt,
   pathCandidates,
   resolveEndpoint,
+  endpointUrlPattern,
   splitServer,
   type ArgumentSource,
   type PathCandidate,
   type ResolvedRequest,
 } from './match.js';
 export { validateValue, type ValueProblem } from './validate.js';
-export { followLocalRef, mergeAllOf, specDocument } from './build.js';
+export { escapeRegExp, followLocalRef, mergeAllOf, specDocument } from './build.js';
 export { MAX_NESTING, shortPath, valueProblem, type UnsafeValue } from './nesting.js';
 export { parseJsonStrictly } from './json.js';
 export { describeChange, diffSpecs, endpointKey, typeSignature, type ArgumentChange, type ArgumentChangeKind, type EndpointChange, type EndpointKey, type SpecDiff } from './diff.js';

@@ -1,4 +1,4 @@
-import { followLocalRef, specDocument } from './build.js';
+import { escapeRegExp, followLocalRef, specDocument } from './build.js';
 import type { ApiSpec, ArgumentLocation, BodyProperty, Endpoint, HttpMethod, Parameter, PathTemplate, SecurityScheme } from './model.js';
 
 export interface PathCandidate {
@@ -22,6 +22,18 @@ function decode(value: string): string {
 
 const serverPatterns = new Map<string, { pattern: RegExp; names: string[] }>();
 /** A server URL template as a prefix pattern: each `{variable}` takes one or more characters of a segment. */
+/**
+ * A pattern every URL of the endpoint this request calls matches (without its query): its server
+ * as the spec writes it (variables free) followed by its path template; undefined where the spec
+ * has no path for the URL.
+ */
+export function endpointUrlPattern(spec: ApiSpec, url: string, params?: Readonly<Record<string, unknown>>): RegExp | undefined {
+  const split = splitServer(spec, url);
+  const template = pathCandidates(spec, url, params ?? {})[0]?.template;
+  if (!split || !template) return undefined;
+  return new RegExp(`${serverPattern(split.server).pattern.source.replace(/\(\?=\/\|\$\)$/, '')}${template.pattern.source.replace(/^\^/, '')}`);
+}
+
 function serverPattern(server: string): { pattern: RegExp; names: string[] } {
   let compiled = serverPatterns.get(server);
   if (!compiled) {
@@ -30,7 +42,7 @@ function serverPattern(server: string): { pattern: RegExp; names: string[] } {
       .split(/(\{[^}]+\})/)
       .map((part) => {
         const variable = /^\{([^}]+)\}$/.exec(part);
-        if (!variable) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        if (!variable) return escapeRegExp(part);
         names.push(variable[1]!);
         return '([^/?#]+)';
       })

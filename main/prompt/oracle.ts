@@ -5,7 +5,8 @@ import { stringLiteral, type Quote } from './starter.js';
 
 export type CallStyle = 'then' | 'await';
 const BODY_METHODS = new Set(['put', 'post', 'patch']);
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+/** A key JavaScript writes bare (`a.b`, `{ b: 1 }`). */
+export const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** A JSON value as a JavaScript literal, strings in the given quote style, keys bare where they can be. */
 export function jsLiteral(value: JsonValue, quote: Quote, indent = ''): string {

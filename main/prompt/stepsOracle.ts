@@ -1,7 +1,8 @@
 import { CLIENT_PROFILES, type HttpClient } from '../api/clients.js';
 import type { JsonValue, RequestConfig, SampleStep } from '../api/schemas.js';
 import { initMembers, queryOf } from './fetchOracle.js';
-import { argumentsAfterUrl, type CallStyle } from './oracle.js';
+import { argumentsAfterUrl, IDENTIFIER, type CallStyle } from './oracle.js';
+import { carriedSource, valueAtPointer } from '../api/steps.js';
 import { stringLiteral, taskComment, type Quote } from './starter.js';
 
 /** A step as the oracle needs it: its request and the values it carries from earlier responses (scoring.md §7). */
@@ -13,7 +14,6 @@ export interface OracleStep {
   readonly carried?: Readonly<Record<string, string>> | undefined;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const marker = (i: number): string => `__wapii_carried_${i}__`;
 
 /** How each client's ground truth writes a step: its call, reading an earlier response, and chaining. */
@@ -54,27 +54,14 @@ const WRITERS: Record<HttpClient, StepWriter> = {
 };
 
 /** JavaScript that reads a carried value off the earlier response its pointer names. */
-function readExpression(pointer: string, client: HttpClient): string {
-  const colon = pointer.indexOf(':');
-  const step = Number(pointer.slice(0, colon));
+function readExpression(source: string, client: HttpClient): string {
+  const { step, pointer } = carriedSource(source);
   const [top = '', ...rest] = pointer
-    .slice(colon + 2)
+    .slice(1)
     .split('/')
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const path = rest.map((k) => (/^\d+$/.test(k) ? `[${k}]` : IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`)).join('');
   return WRITERS[client].read(step, top, rest.join('/'), path);
-}
-
-/** The value a JSON pointer names in a response (RFC 6901), or undefined. */
-function heldAt(response: JsonValue | undefined, pointer: string): JsonValue | undefined {
-  let node = response;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node)) node = node[Number(key)];
-    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = node[key];
-    else return undefined;
-  }
-  return node;
 }
 
 /**
@@ -91,8 +78,8 @@ function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClie
     expressions.set(mark, readExpression(pointer, client));
     const [location, ...path] = where.split('.');
     if (location === 'path_params') {
-      const colon = pointer.indexOf(':');
-      const held = heldAt(steps[Number(pointer.slice(0, colon))]?.response as JsonValue | undefined, pointer.slice(colon + 1));
+      const source = carriedSource(pointer);
+      const held = valueAtPointer(steps[source.step]?.response as JsonValue | undefined, source.pointer);
       if (held === undefined || held === null || typeof held === 'object') continue;
       const [base = '', query] = config.url.split('?');
       const segments = base.split('/');

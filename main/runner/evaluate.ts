@@ -1,7 +1,7 @@
 import type { RequestConfig } from '../api/schemas.js';
 import type { Setup } from '../api/setup.js';
 import { extractInvocation, normalizeCaptured, type CapturedRequest, type CutRule, type Execution, type Executor, type RunRule, type Stub } from '../execution/index.js';
-import { pathCandidates, splitServer, type ApiSpec } from '../openapi/index.js';
+import { endpointUrlPattern, escapeRegExp, type ApiSpec } from '../openapi/index.js';
 import { compareRequest, expectedOnly, scoreSteps, type CompatMode, type ErrorVerdict, type Step, type StepsVerdict, type Verdict } from '../scoring/index.js';
 
 /** Everything that happened to one generated program on its way to a verdict. */
@@ -52,15 +52,11 @@ export interface StepsEvaluation {
   readonly requests: readonly ({ readonly ok: true; readonly request: CapturedRequest } | { readonly ok: false; readonly message: string })[];
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
 /** What the API answers each step's request, for the sandbox: its method, a pattern of its URL's path template on its server, its stubbed response. */
 export function stubsOf(spec: ApiSpec, steps: readonly Step[]): Stub[] {
   return steps.map((step) => {
-    const split = splitServer(spec, step.config.url);
-    const template = pathCandidates(spec, step.config.url, step.config.params ?? {})[0]?.template.path;
-    // A step whose URL the spec does not hold (a check finding) is matched by its URL as written.
-    const url = split && template !== undefined ? `^${escapeRegExp(split.server.replace(/\/+$/, ''))}${template.split(/\{[^}]*\}/).map(escapeRegExp).join('[^/]+')}$` : `^${escapeRegExp(step.config.url.split('?')[0]!)}$`;
+    // The spec's own pattern of the step's endpoint; a step whose URL the spec does not hold (a check finding) is matched by its URL as written.
+    const url = endpointUrlPattern(spec, step.config.url, step.config.params)?.source ?? `^${escapeRegExp(step.config.url.split('?')[0]!)}$`;
     const response: NonNullable<Step['response']> = step.response ?? { status: 200, data: {} };
     return { method: step.config.method, url, status: response.status, ...(response.headers ? { headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])) } : {}), body: JSON.stringify(response.data ?? {}) };
   });

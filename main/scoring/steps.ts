@@ -1,3 +1,4 @@
+import { carriedSource, requestValueAt, valueAtPointer } from '../api/steps.js';
 import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
 import { methodsAt, pathCandidates, type ApiSpec } from '../openapi/index.js';
 import { compareRequest, expectedOnly } from './compare.js';
@@ -46,27 +47,12 @@ function illegalAlone(spec: ApiSpec, request: CapturedRequest): boolean {
   return template === undefined || !methodsAt(spec, template).includes(request.method.toLowerCase() as never);
 }
 
-/** The value a JSON pointer names (RFC 6901), or undefined. */
-function atPointer(root: JsonValue | undefined, pointer: string): JsonValue | undefined {
-  if (pointer === '') return root;
-  if (!pointer.startsWith('/')) return undefined;
-  let node: JsonValue | undefined = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node)) node = /^\d+$/.test(key) ? node[Number(key)] : undefined;
-    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = (node as Record<string, JsonValue>)[key];
-    else return undefined;
-  }
-  return node;
-}
-
 /** What the captured request sent at `<location>.<key path>` (`data.channel`, `params.project`, `path_params.task_gid`). */
 function sentAt(request: CapturedRequest, verdict: Verdict, where: string): JsonValue | undefined {
   const [location, ...path] = where.split('.');
+  // A path parameter's value is where the URL had it, as the comparison located it.
   if (location === 'path_params') return verdict.arguments.path_params?.[path.join('.')]?.actual ?? undefined;
-  let node: JsonValue | undefined = location === 'data' ? request.data : location === 'params' ? request.params : location === 'headers' ? request.headers : undefined;
-  for (const key of path) node = node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, key) ? node[key] : undefined;
-  return node;
+  return requestValueAt(request, where);
 }
 
 const sameJson = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
@@ -112,9 +98,9 @@ export function scoreSteps(spec: ApiSpec, steps: readonly Step[], captured: read
       carriedTotal++;
       const result = results[i]!;
       if (result.request === null) continue;
-      const colon = source.indexOf(':');
-      const from = steps[Number(source.slice(0, colon))];
-      const held = from?.response ? atPointer(from.response as unknown as JsonValue, source.slice(colon + 1)) : undefined;
+      const { step: earlier, pointer } = carriedSource(source);
+      const from = steps[earlier];
+      const held = from?.response ? valueAtPointer(from.response as unknown as JsonValue, pointer) : undefined;
       if (sameJson(sentAt(captured[result.request]!, result.verdict, where), held)) carriedCorrect++;
     }
   });

@@ -1,0 +1,35 @@
+import type { JsonValue } from './schemas.js';
+
+/**
+ * Reading a multi-step sample's carried values (scoring.md §7), for every stage that does: the
+ * checks, the scorer and the oracle. A carried value is named `<location>.<key path>` in a step's
+ * request and points `<earlier step>:<JSON pointer into that step's response>`.
+ */
+
+/** The value an RFC 6901 JSON pointer names in `root` (`''` is the root), or undefined. */
+export function valueAtPointer(root: JsonValue | undefined, pointer: string): JsonValue | undefined {
+  if (pointer === '') return root;
+  if (!pointer.startsWith('/')) return undefined;
+  let node = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = /^\d+$/.test(key) ? node[Number(key)] : undefined;
+    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, key)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/** `1:/data/channels/0/id` → the earlier step and the pointer into its response. */
+export function carriedSource(source: string): { readonly step: number; readonly pointer: string } {
+  const colon = source.indexOf(':');
+  return { step: Number(source.slice(0, colon)), pointer: source.slice(colon + 1) };
+}
+
+/** What a request sends at `data.<path>`, `params.<path>` or `headers.<path>` (a path parameter is in its URL: not read here). */
+export function requestValueAt(request: { readonly data?: JsonValue | undefined; readonly params?: Readonly<Record<string, JsonValue>> | undefined; readonly headers?: Readonly<Record<string, JsonValue>> | undefined }, where: string): JsonValue | undefined {
+  const [location, ...path] = where.split('.');
+  let node: JsonValue | undefined = location === 'data' ? request.data : location === 'params' ? request.params : location === 'headers' ? request.headers : undefined;
+  for (const key of path) node = node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+  return node;
+}
