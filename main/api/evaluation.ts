@@ -34,13 +34,30 @@ export const ArgumentVerdictSchema = z.enum(ARGUMENT_VERDICTS);
 
 export const ArgumentResultSchema = z.object({ expected: JsonValueSchema.nullable(), actual: JsonValueSchema.nullable(), verdict: ArgumentVerdictSchema });
 /** One sample's verdicts, as the reference names them. */
-export const VerdictSchema = z.object({
+const SingleVerdictSchema = z.object({
   sample_verdict: SampleVerdictSchema,
   error_verdict: ErrorVerdictSchema.nullable(),
   url_verdict: PartVerdictSchema.nullable(),
   method_verdict: PartVerdictSchema.nullable(),
   endpoint_verdict: PartVerdictSchema.nullable(),
   arguments: z.record(z.string(), z.record(z.string(), ArgumentResultSchema)),
+});
+/**
+ * A multi-step sample's verdicts carry, beside its own (URL, method and endpoint null, no
+ * arguments: they are its steps'), each step's and the counts scoring.md §7 adds.
+ */
+export const VerdictSchema = SingleVerdictSchema.extend({
+  /** Each step: the position of the captured request it took (null: missing) and its §4 verdicts. */
+  steps: z.array(z.object({ request: z.number().int().nullable(), verdict: SingleVerdictSchema })).readonly().optional(),
+  steps_total: z.number().int().optional(),
+  steps_correct: z.number().int().optional(),
+  steps_missing: z.number().int().optional(),
+  /** Positions of the captured requests no step took. */
+  extra: z.array(z.number().int()).readonly().optional(),
+  extra_requests: z.number().int().optional(),
+  first_failed_step: z.number().int().nullable().optional(),
+  carried_correct: z.number().int().optional(),
+  carried_total: z.number().int().optional(),
 });
 export type VerdictValue = z.infer<typeof VerdictSchema>;
 
@@ -369,6 +386,9 @@ export const RunSampleRowSchema = z.object({
   error: z.string().nullable(),
   tokens: z.number().int().nullable(),
   durationMs: z.number().nullable(),
+  /** A multi-step sample's (scoring.md §7): its steps that are correct, of all; absent for a single request. */
+  steps_correct: z.number().int().optional(),
+  steps_total: z.number().int().optional(),
 });
 export type RunSampleRow = z.infer<typeof RunSampleRowSchema>;
 
@@ -391,6 +411,7 @@ export const InterventionSchema = z.union([
     via: z.enum(['top', 'mask']),
   }),
   z.object({ kind: z.literal('closed'), step: z.number().int(), text: z.string() }),
+  z.object({ kind: z.literal('cut'), step: z.number().int(), text: z.string() }),
 ]);
 
 export const OverrideSchema = z.object({
@@ -447,6 +468,33 @@ export const RunSampleDetailSchema = RunSampleRowSchema.extend({
     .nullable(),
   console: z.array(z.string()),
   runtimeError: z.string().nullable(),
+  /**
+   * A multi-step sample's timeline (scoring.md §7), absent for a single request: each step as the
+   * run took it (expected request, stubbed response, carried values with what the earlier response
+   * held and what the program sent), the captured request it took and its verdicts; then the
+   * captured requests no step took.
+   */
+  timeline: z
+    .object({
+      steps: z.array(
+        z.object({
+          expected: RequestConfigSchema,
+          /** `METHOD /template` of the expected request in the spec (`METHOD url` where it matches none). */
+          endpoint: z.string().optional(),
+          response: z.object({ status: z.number().int(), headers: z.record(z.string(), JsonValueSchema).optional(), data: JsonValueSchema.optional() }),
+          /** Position of the captured request the step took; null: missing. */
+          requestIndex: z.number().int().nullable(),
+          request: CapturedRequestSchema.nullable(),
+          verdict: SingleVerdictSchema,
+          arguments: z.array(z.object({ location: z.string(), key: z.string(), expected: JsonValueSchema.nullable(), actual: JsonValueSchema.nullable(), verdict: ArgumentVerdictSchema })),
+          carried: z.array(z.object({ where: z.string(), source: z.string(), held: JsonValueSchema.nullable(), sent: JsonValueSchema.nullable(), correct: z.boolean() })),
+        }),
+      ),
+      extra: z.array(z.object({ requestIndex: z.number().int(), request: CapturedRequestSchema, mutating: z.boolean() })),
+      counts: z.object({ steps_total: z.number().int(), steps_correct: z.number().int(), steps_missing: z.number().int(), extra_requests: z.number().int(), first_failed_step: z.number().int().nullable(), carried_correct: z.number().int(), carried_total: z.number().int() }),
+    })
+    .nullable()
+    .optional(),
   overrides: z.array(OverrideSchema),
   /** Neighbours in the run's order, for j/k without refetching the list. */
   previous: z.number().int().nullable(),
@@ -487,6 +535,14 @@ export const CompareRowSchema = z.object({
   overridden: z.array(z.boolean()),
   /** Per other run: fixed (became correct), regressed (stopped being correct), changed, same; absent: the run lacks the sample (not counted). */
   changes: z.array(z.enum(VERDICT_CHANGES)),
+  /**
+   * A multi-step sample (scoring.md §7): each step's verdict in each run, baseline first (`missing`:
+   * no captured request took it; null: the run lacks the sample or has no steps there), its
+   * endpoint, and per other run the change from the baseline's. Absent for a single request.
+   */
+  steps: z
+    .array(z.object({ step: z.number().int(), endpoint: z.string(), verdicts: z.array(z.string().nullable()), changes: z.array(z.enum(VERDICT_CHANGES)) }))
+    .optional(),
 });
 
 export const CompareResultSchema = z.object({

@@ -70,4 +70,11 @@ export interface Setup {
    * fixed starter this is the reference's own prelude, the Axios import.
    */
   readonly callPrelude: string;
+  /**
+   * A multi-step sample's (scoring.md §7): how many requests its task needs, where the model's
+   * text ends (`stop`, the line that closes what the starter opened) and what the runner appends
+   * to close the program. Its program runs whole (no cut); generation goes on past the first call,
+   * the constraints holding every call it writes; its prompt states the task only.
+   */
+  readonly steps?: { readonly count: number; readonly stop: string; readonly closing: string };
 }

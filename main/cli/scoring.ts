@@ -9,7 +9,6 @@ import { ORACLE_WRITERS, stepsOracleProgram, type CallStyle, type CompletionMode
 import { scoreCodes, type CodeScores } from '../runner/index.js';
 import { headlineValue, HEADLINE, proportionsOf, type CompatMode, type Statistics } from '../scoring/index.js';
 import { openWorkbench, prepareDataset } from '../service/index.js';
-import { refuseMultiStep } from '../service/runPlan.js';
 import { StepSchema } from '../api/schemas.js';
 import { z } from 'zod';
 
@@ -62,7 +61,6 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
       // A real-world sample's code is read with its own starter (its fields).
       const samples = prepared.samples.map((s, index) => ({ index, api: s.api, config: s.config, task: s.task, ...(s.fields ? { fields: s.fields } : {}) })).filter((s) => !opts.api || s.api === opts.api);
       if (opts.api && samples.length === 0) throw new WapiiError('bad_input', `the dataset has no sample for API \`${opts.api}\``);
-      refuseMultiStep(samples);
       const specs = new Map([...prepared.specs].map(([api, p]) => [api, p.spec]));
       await using executor = createExecutor({ timeoutMs });
       const scores = await scoreCodes({ samples, codes, specs, executor, compat: opts.compat, client: opts.client });

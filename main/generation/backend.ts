@@ -37,7 +37,9 @@ export type Intervention =
       /** How the replacement was found: among the top 64, or by sampling under the full mask. */
       readonly via: 'top' | 'mask';
     }
-  | { readonly kind: 'closed'; readonly step: number; readonly text: string };
+  | { readonly kind: 'closed'; readonly step: number; readonly text: string }
+  /** A multi-step program's text cut back to where it last parsed as a whole program (its tokens from `step` on: `text`). */
+  | { readonly kind: 'cut'; readonly step: number; readonly text: string };
 
 export type StopReason = 'eos' | 'snippet' | 'limit' | 'timeout' | 'unsatisfiable';
 

@@ -16,6 +16,21 @@ export interface GenerationOptions {
    * template's end-of-turn text), cut from the output. Without them, a blank line does.
    */
   readonly stopTexts?: readonly string[];
+  /**
+   * A multi-step program (Setup.steps): generation goes on past a finished call, the constraint
+   * holding every call the model writes, until a stop text in free code, the end of generation or
+   * the token limit. Between calls, `constraintAfter` gives the constraint for the text so far:
+   * names it declared since (`const r0 = await axios...`) are then in scope for later calls.
+   */
+  readonly everyCall?: {
+    readonly constraintAfter?: (text: string) => TokenConstraint;
+    /**
+     * The text cut back to the last point between calls where the program parses (the text
+     * itself when it does). Under a constraint the calls are held to the spec but the code
+     * between them is the model's: cut there, the program always runs.
+     */
+    readonly finish?: (text: string) => string;
+  };
 }
 
 
@@ -85,8 +100,11 @@ export async function generate(
   let stop: StopReason = 'limit';
   let timedOut = false;
 
+  let current = constraint;
   const choose = async (position: Position, step: number): Promise<Choice> => {
     const token = await position.pick();
+    // The constraint of this position (a multi-step program's changes between calls).
+    const constraint = current;
     if (!constraint) return { token };
     const t0 = performance.now();
     try {
@@ -140,9 +158,22 @@ export async function generate(
       constraint.advance(choice.token);
       const complete = constraint.state.isComplete();
       constraintMs += performance.now() - t1;
-      if (complete) {
+      if (complete && !options.everyCall) {
         stop = 'snippet';
         break;
+      }
+      if (complete && options.everyCall) {
+        const tail = options.decode(generated.slice(-8));
+        if (options.stopTexts?.some((t) => tail.includes(t))) {
+          stop = 'snippet';
+          break;
+        }
+        // At a statement's end in free code, the names declared so far join the language.
+        if (options.everyCall.constraintAfter && constraint.pendingBytes.length === 0 && /[;\n]/.test(textOf(choice.token))) {
+          const t2 = performance.now();
+          current = constraint = options.everyCall.constraintAfter(options.decode(generated));
+          constraintMs += performance.now() - t2;
+        }
       }
     } else if (options.stopTexts) {
       // Checked on the last few tokens only: a stop text is a handful of tokens at most.
@@ -161,7 +192,7 @@ export async function generate(
   // A character begun in bytes and not finished (the token limit came first) decodes to one U+FFFD, which the
   // constraint never read and a header value cannot hold: the text ends where the constraint's does.
   if (constraint && constraint.pendingBytes.length > 0) text = text.slice(0, -1);
-  if (options.stopTexts && stop === 'snippet' && !constraint) {
+  if (options.stopTexts && stop === 'snippet' && (!constraint || options.everyCall)) {
     const cut = Math.min(...options.stopTexts.map((t) => text.indexOf(t)).filter((i) => i >= 0));
     if (Number.isFinite(cut)) text = text.slice(0, cut);
   }
@@ -169,6 +200,14 @@ export async function generate(
     const closing = constraint.state.completion() ?? '';
     interventions.push({ kind: 'closed', step: generated.length, text: closing });
     text += closing;
+  }
+  const finish = options.everyCall?.finish;
+  if (constraint && finish) {
+    const kept = finish(text);
+    if (kept !== text) {
+      interventions.push({ kind: 'cut', step: generated.length, text: text.slice(kept.length) });
+      text = kept;
+    }
   }
   return {
     text,

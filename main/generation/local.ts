@@ -1,3 +1,4 @@
+import { parse } from 'acorn';
 import { InsufficientMemoryError, resolveChatWrapper, SpecialTokensText, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaText, type Token } from 'node-llama-cpp';
 import { chatMessages, REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
 import { ConstraintMatcher, decodeTokens, namesInScope, TokenConstraint, type Vocabulary } from '../constraints/index.js';
@@ -118,12 +119,16 @@ function localSlot(runtime: Runtime, sequence: LlamaContextSequence, options: Lo
       const spec = options.constrainBy?.get(api);
       if (options.constrainBy && !spec) throw new Error(`no spec to constrain ${api} by`);
       const constraint = spec ? constraintAtCall(constraints, api, spec, vocabulary, prompt.setup) : undefined;
-      const { tokens, stopTexts } = promptTokens(runtime, prompt, chat);
+      const { tokens, stopTexts: chatStops } = promptTokens(runtime, prompt, chat);
+      const steps = prompt.setup.steps;
+      // A multi-step program's text ends where the starter's function is closed (a chat reply's also at its fence).
+      const stopTexts = steps ? [steps.stop, ...(chatStops ?? [])] : chatStops;
+      const everyCall = steps && spec && constraint ? { constraintAfter: constraintBetweenCalls(constraints, api, spec, vocabulary, prompt.setup, constraint), finish: cutWhereItParses(spec, prompt.setup, steps.closing) } : steps ? {} : undefined;
       if (tokens.length + options.maxTokens > options.contextSize) {
         throw new Error(`the prompt (${tokens.length} tokens) and ${options.maxTokens} new tokens do not fit a context of ${options.contextSize}; raise --context or lower --max-tokens`);
       }
       using decoder = new Decoder(sequence, runtime.model, { temperature: options.temperature, topK: options.topK, topP: options.topP, seed }, gate);
-      return await generate(sequence, runtime.model, decoder, tokens, { maxTokens: options.maxTokens, decode: (t) => decodeTokens(vocabulary, t), greedy: options.temperature <= 0, stepDeadlineMs: options.stepDeadlineMs, ...(stopTexts ? { stopTexts } : {}) }, constraint);
+      return await generate(sequence, runtime.model, decoder, tokens, { maxTokens: options.maxTokens, decode: (t) => decodeTokens(vocabulary, t), greedy: options.temperature <= 0, stepDeadlineMs: options.stepDeadlineMs, ...(stopTexts ? { stopTexts } : {}), ...(everyCall ? { everyCall } : {}) }, constraint);
     },
   };
 }
@@ -145,4 +150,71 @@ export function constraintAtCall(cache: Map<string, TokenConstraint>, api: strin
   const primed = constraint.state.feed(setup.starter.slice(setup.callStart));
   if (!primed.ok) throw new Error(`the starter code does not open an invocation the constraints accept (${primed.reason})`);
   return constraint;
+}
+
+/**
+ * Between a multi-step program's calls: the constraint whose language has the names in scope at
+ * the end of the text so far (the starter's, the definitions, and what the program declared
+ * since, as a parser reads it), standing in free code as the one before it did. The same one when
+ * no name was added; else one per names from `cache`, fed the text's trailing word (all a free
+ * state remembers: whether `axios.` has begun).
+ */
+function constraintBetweenCalls(cache: Map<string, TokenConstraint>, api: string, spec: ApiSpec, vocabulary: Vocabulary, setup: Pick<Setup, 'starter' | 'definitions'>, first: TokenConstraint): (text: string) => TokenConstraint {
+  let current = first;
+  let key = `${api}\0${namesInScope({ ...setup, callStart: setup.starter.length }).join(',')}`;
+  return (text) => {
+    const program = setup.starter + text;
+    const names = namesInScope({ starter: program, callStart: program.length, definitions: setup.definitions });
+    const next = `${api}\0${names.join(',')}`;
+    if (next === key) return current;
+    key = next;
+    let constraint = cache.get(next);
+    if (!constraint) cache.set(next, (constraint = new TokenConstraint(vocabulary, ConstraintMatcher.create(spec, names))));
+    constraint.reset();
+    const fed = constraint.state.feed(/[\w$.]*$/.exec(text)?.[0] ?? '');
+    if (!fed.ok) return current;
+    current = constraint;
+    return current;
+  };
+}
+
+/**
+ * A constrained multi-step program's text, cut back to where it parses. The calls are the
+ * constraint's, the code between them the model's (a random model writes anything there), so the
+ * cut points are where the constraint stood between calls: found by feeding the text again to a
+ * matcher whose names are all the program declares (a superset of what each call had), and tried
+ * from the last (a call chained with `.then(` ends before it). The first call's end is one (the
+ * starter opens it), so a constrained program always runs.
+ */
+function cutWhereItParses(spec: ApiSpec, setup: Pick<Setup, 'starter' | 'callStart' | 'definitions'>, closing: string): (text: string) => string {
+  return (text) => {
+    const parses = (t: string): boolean => programParses(setup.starter + t + closing);
+    if (parses(text)) return text;
+    const program = setup.starter + text;
+    const matcher = ConstraintMatcher.create(spec, namesInScope({ starter: program, callStart: program.length, definitions: setup.definitions }));
+    if (!matcher.feed(setup.starter.slice(setup.callStart)).ok) return text;
+    const between: number[] = [];
+    let offset = 0;
+    for (const c of text) {
+      if (!matcher.push(c)) break;
+      offset += c.length;
+      if (!matcher.isComplete()) continue;
+      // A call ended by `.then(` (or `.catch(`, `.finally(`) is whole before it: the handler's code is the model's.
+      const chained = /\.(?:then|catch|finally)\($/.exec(text.slice(Math.max(0, offset - 9), offset));
+      between.push(chained ? offset - chained[0].length : offset);
+    }
+    between.sort((a, b) => a - b);
+    for (let k = between.length - 1; k >= 0; k--) if (parses(text.slice(0, between[k]))) return text.slice(0, between[k]);
+    return text;
+  };
+}
+
+/** Whether a program parses as the sandbox runs it (a script: Node's CommonJS module body). */
+function programParses(program: string): boolean {
+  try {
+    parse(program, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true });
+    return true;
+  } catch {
+    return false;
+  }
 }

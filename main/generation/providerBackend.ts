@@ -116,7 +116,8 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
             topK: options.topK,
             ...(options.seeded !== false ? { seed } : {}),
             // A base model's snippet ends at a blank line; a chat reply's code at its closing fence (a prefilled one), or the reply's end.
-            ...(style === 'completion' ? { stop: ['\n\n'] } : prefill ? { stop: ['\n```'] } : {}),
+            // A multi-step program's text ends where the starter's function is closed.
+            ...(style === 'completion' ? { stop: [prompt.setup.steps?.stop ?? '\n\n'] } : prefill ? { stop: ['\n```'] } : {}),
             ...(grammar ? { grammar } : {}),
           },
           signal,

@@ -14,6 +14,8 @@ export interface SetupSample {
   readonly definitions?: Readonly<Record<string, JsonValue>>;
   /** The URL with `${name}` references to the definitions, used by argument completion's starter. */
   readonly template_url?: string;
+  /** A multi-step sample's number of steps (scoring.md §7); absent: one request. */
+  readonly steps?: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export function setupSampleOf(sample: { readonly task: string; readonly config: 
     ...(rw.starter_code !== undefined ? { starter_code: rw.starter_code } : {}),
     ...(rw.definitions !== undefined ? { definitions: rw.definitions } : {}),
     ...(rw.template_url !== undefined ? { template_url: rw.template_url } : {}),
+    ...(rw.steps !== undefined ? { steps: rw.steps.length } : {}),
   };
 }
 
@@ -58,6 +61,7 @@ const ARGUMENT_CALL: Record<HttpClient, { fixed: (config: Pick<RequestConfig, 'm
 export function setupFor(sample: SetupSample, mode: CompletionMode, options: SetupOptions = {}): Setup {
   const style = options.style ?? 'completion';
   const client = options.client ?? DEFAULT_CLIENT;
+  if (sample.steps !== undefined) return stepsSetup(sample, sample.steps, mode, style, client);
   if (sample.starter_code !== undefined) return sampleSetup(sample, sample.starter_code, mode, style, client);
   const starter = fixedStarter(mode, sample.task, sample.config, options.quote ?? 'single', options.awaitStyle ?? false, client);
   const callStart = starter.lastIndexOf(CLIENT_PROFILES[client].opener);
@@ -73,6 +77,25 @@ export function fixedStarter(mode: CompletionMode, task: string, config: Pick<Re
   const response = awaitStyle ? 'const response = await ' : '';
   const profile = CLIENT_PROFILES[client];
   return `${taskComment(task)}\n${profile.importLine}\n${response}${mode === 'full' ? profile.opener : ARGUMENT_CALL[client].fixed(config, quote)}`;
+}
+
+/**
+ * A multi-step sample's setup (scoring.md §7): the model writes the whole program, every request
+ * and the code between them, so no call is opened for it and the mode changes nothing (the run
+ * rules refuse argument completion for such samples). The fixed starter opens an async function,
+ * where the calls can be awaited in order, and the first call in it, as the benchmark's full setup
+ * does; the model's text ends at the line that closes the function, and the runner closes it. A sample's own starter is continued as it is and run whole.
+ */
+function stepsSetup(sample: SetupSample, count: number, mode: CompletionMode, style: PromptStyle, client: HttpClient): Setup {
+  const profile = CLIENT_PROFILES[client];
+  if (sample.starter_code !== undefined) {
+    const starter = sample.starter_code.split('{task}').join(sample.task);
+    const definitions = sample.definitions ?? {};
+    return { mode, style, client, origin: 'sample', starter, callStart: starter.length, definitions, callPrelude: preludeOf(starter, definitions, client), steps: { count, stop: '\n\n\n', closing: '\n' } };
+  }
+  // As the benchmark's full setup, the starter ends where the model writes the first call; later calls and the code between them are the model's.
+  const starter = `${taskComment(sample.task)}\n${profile.importLine}\n\n(async () => {\n  const response = await ${profile.opener}`;
+  return { mode, style, client, origin: 'fixed', starter, callStart: starter.length - profile.opener.length, definitions: {}, callPrelude: profile.importLine, steps: { count, stop: '\n})', closing: '\n})();\n' } };
 }
 
 /**

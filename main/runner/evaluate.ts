@@ -1,4 +1,4 @@
-import type { RequestConfig } from '../api/schemas.js';
+import { RealWorldFieldsSchema, type RequestConfig, type SampleFields } from '../api/schemas.js';
 import type { Setup } from '../api/setup.js';
 import { extractInvocation, normalizeCaptured, type CapturedRequest, type CutRule, type Execution, type Executor, type RunRule, type Stub } from '../execution/index.js';
 import { endpointUrlPattern, escapeRegExp, type ApiSpec } from '../openapi/index.js';
@@ -7,9 +7,14 @@ import { compareRequest, expectedOnly, scoreSteps, type CompatMode, type ErrorVe
 /** Everything that happened to one generated program on its way to a verdict. */
 export interface CodeEvaluation {
   readonly verdict: Verdict;
-  /** Which extraction rule cut the call and which program ran it (see RunRule), or why nothing could be extracted. */
-  readonly extraction: { readonly rule: CutRule; readonly call: string; readonly runs: RunRule } | { readonly error: string };
-  readonly execution?: Pick<Execution, 'console' | 'error' | 'durationMs'> & { readonly requests: number };
+  /**
+   * Which extraction rule cut the call and which program ran it (see RunRule), or why nothing
+   * could be extracted; a multi-step sample's program is not cut (`whole program`).
+   */
+  readonly extraction: { readonly rule: CutRule | 'whole program'; readonly call: string; readonly runs: RunRule } | { readonly error: string };
+  /** `captured`: a multi-step sample's every request, normalised, in order (its verdict's steps point into it). */
+  readonly execution?: Pick<Execution, 'console' | 'error' | 'durationMs'> & { readonly requests: number; readonly captured?: readonly CapturedRequest[] };
+  /** The request scored (a multi-step sample's first). */
   readonly request?: CapturedRequest;
 }
 
@@ -27,9 +32,8 @@ const GENERATION_MARKERS: readonly [string, ErrorVerdict][] = [
  * `setup` says where the call starts and what a call run alone runs after (none: the fixed starter).
  */
 export async function evaluateCode(text: string, expected: RequestConfig, spec: ApiSpec, executor: Pick<Executor, 'run'>, compat: CompatMode = 'default', setup?: Setup): Promise<CodeEvaluation> {
-  for (const [marker, error] of GENERATION_MARKERS) {
-    if (text.trimEnd().endsWith(marker)) return { verdict: expectedOnly(spec, expected, error), extraction: { error: `generation ended in ${error}` } };
-  }
+  const ended = generationError(text);
+  if (ended) return { verdict: expectedOnly(spec, expected, ended), extraction: { error: `generation ended in ${ended}` } };
   const extraction = extractInvocation(text, setup, compat);
   if (extraction.status !== 'ok') return { verdict: expectedOnly(spec, expected, extraction.status), extraction: { error: extraction.message } };
   const run = await executor.run(extraction.program, { compat });
@@ -43,6 +47,34 @@ export async function evaluateCode(text: string, expected: RequestConfig, spec: 
   const request = normalized.request;
   return { verdict: compareRequest(spec, expected, request, compat), extraction: cut, execution, request };
 }
+
+/** A multi-step sample's steps (scoring.md §7), as its fields hold them; undefined for a single request. */
+export function stepsOf(fields: SampleFields | undefined): readonly Step[] | undefined {
+  const parsed = RealWorldFieldsSchema.safeParse(fields ?? {});
+  return parsed.success ? parsed.data.steps : undefined;
+}
+
+/** How constrained generation failed, where the program ends in one of the reference's markers. */
+function generationError(text: string): ErrorVerdict | undefined {
+  const end = text.trimEnd();
+  return GENERATION_MARKERS.find(([marker]) => end.endsWith(marker))?.[1];
+}
+
+/**
+ * A multi-step sample's program evaluated as any program is (see evaluateCode): run whole, scored
+ * against its steps (scoring.md §7). Its verdict carries the steps' verdicts and counts, and its
+ * execution every request captured; a generation that failed scores every step missing.
+ */
+export async function evaluateStepsCode(text: string, steps: readonly Step[], spec: ApiSpec, executor: Pick<Executor, 'run'>, compat: CompatMode = 'default'): Promise<CodeEvaluation> {
+  const ended = generationError(text);
+  if (ended) return { verdict: stepsVerdict(scoreSteps(spec, steps, [], ended, compat)), extraction: { error: `generation ended in ${ended}` } };
+  const { verdict, execution, requests } = await evaluateSteps(text, steps, spec, executor, compat);
+  const captured = requests.flatMap((r) => (r.ok ? [r.request] : []));
+  return { verdict: stepsVerdict(verdict), extraction: { rule: 'whole program', call: '', runs: 'as-written' }, execution: { ...execution, captured }, ...(captured[0] ? { request: captured[0] } : {}) };
+}
+
+/** A multi-step verdict in a single sample's shape: its own URL, method and endpoint verdicts are its steps'. */
+const stepsVerdict = (verdict: StepsVerdict): Verdict => ({ ...verdict, url_verdict: null, method_verdict: null, endpoint_verdict: null, arguments: {} });
 
 /** Everything that happened to one program of a multi-step sample (scoring.md §7). */
 export interface StepsEvaluation {

@@ -1,4 +1,4 @@
-export { evaluateCode, evaluateSteps, stubsOf, type CodeEvaluation, type StepsEvaluation } from './evaluate.js';
+export { evaluateCode, evaluateSteps, evaluateStepsCode, stepsOf, stubsOf, type CodeEvaluation, type StepsEvaluation } from './evaluate.js';
 export { scoreCodes, type CodeSample, type CodeScores, type ScoredCode } from './scoreCodes.js';
 export { executeRun, reportOf, type RunPlan, type RunProgress, type RunReport, type RunSample } from './run.js';
 export { withKnowledge } from './knowledge.js';

@@ -47,14 +47,28 @@ export function specFeedback(code: string, setup: Setup, spec: ApiSpec, evaluati
   if ('error' in evaluation.extraction) found.push(`no complete request call could be found in the program: ${evaluation.extraction.error}`);
   else if (evaluation.execution?.error) found.push(`running the program failed: ${oneLine(evaluation.execution.error.message)}`);
   else if (!evaluation.request) found.push('the program ran but sent no request');
-  else {
-    const { url, method, headers, params, data } = evaluation.request;
-    const request: RequestConfig = { url, method, ...(headers ? { headers } : {}), ...(params ? { params } : {}), ...(data !== undefined ? { data } : {}) };
-    for (const finding of checkRequest(spec, request)) found.push(finding.message);
+  else if (setup.steps && evaluation.execution?.captured) {
+    // A multi-step program: each request it sent, checked alone and named by its place (the steps' expected requests stay unread).
+    const captured = evaluation.execution.captured;
+    captured.forEach((request, i) => {
+      for (const finding of checkRequest(spec, configOf(request))) found.push(`step ${i + 1} (${request.method.toUpperCase()} ${request.url.split('?')[0]}): ${finding.message}`);
+    });
+    if (captured.length < setup.steps.count) found.push(`the program sent ${captured.length} request${captured.length === 1 ? '' : 's'}; the task takes ${setup.steps.count}, each awaited before the next uses what it returned`);
+    // The constraint language's names are those in scope where the program starts; a later call's
+    // references to earlier responses are declared by the program itself, so its refusal would mislead.
+    return found.slice(0, MAX_FEEDBACK);
+  } else {
+    for (const finding of checkRequest(spec, configOf(evaluation.request))) found.push(finding.message);
   }
   if (found.length === 0) return [];
   const refused = constraintRefusal(code, setup, spec);
   return [...found.slice(0, MAX_FEEDBACK), ...(refused ? [refused] : [])];
+}
+
+/** A captured request as the dataset checks read one. */
+function configOf(captured: NonNullable<CodeEvaluation['request']>): RequestConfig {
+  const { url, method, headers, params, data } = captured;
+  return { url, method, ...(headers ? { headers } : {}), ...(params ? { params } : {}), ...(data !== undefined ? { data } : {}) };
 }
 
 /** Where the spec's constraint language first refuses the call, and what could come there instead. */

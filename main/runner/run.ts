@@ -2,12 +2,12 @@ import { DEFAULT_CLIENT } from '../api/clients.js';
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient, Setup } from '../api/setup.js';
 import type { Executor } from '../execution/index.js';
-import type { GenerationBackend } from '../generation/index.js';
+import type { Generation, GenerationBackend } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { promptFor, setupFor, setupSampleOf, type PromptStyle } from '../prompt/index.js';
-import { classifyFailure, statisticsPerApi, type Statistics, type Verdict } from '../scoring/index.js';
+import { classifyFailure, statisticsPerApi, type Statistics, type Step, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
-import { evaluateCode } from './evaluate.js';
+import { evaluateCode, evaluateStepsCode, stepsOf, type CodeEvaluation } from './evaluate.js';
 import { generateWithRepair } from './repair.js';
 
 export interface RunSample {
@@ -72,6 +72,27 @@ export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
   }
   const { statistics, perApi } = statisticsPerApi(ok);
   return { statistics, per_api: perApi, samples };
+}
+
+/**
+ * The program a generation makes: the starter and what the model wrote; a multi-step sample's
+ * closed where the model stopped short of closing it (see Setup.steps); and the marker of how a
+ * constrained generation failed, where it did.
+ */
+export function programOf(starter: string, generation: Pick<Generation, 'text' | 'stop'>, setup: Setup): string {
+  const closing = setup.steps && !generation.text.includes(setup.steps.stop) ? setup.steps.closing : '';
+  return starter + generation.text + closing + (generation.stop === 'timeout' ? '\n//timeout' : generation.stop === 'unsatisfiable' ? '\n//unsatisfiable' : '');
+}
+
+/** An output's failure classes: a multi-step sample's are those of its first step that is not correct. */
+function failuresOf(evaluation: CodeEvaluation, spec: ApiSpec, expected: RequestConfig, steps: readonly Step[] | undefined): ReturnType<typeof classifyFailure> {
+  const executionError = evaluation.execution?.error?.kind;
+  const first = evaluation.verdict.first_failed_step;
+  if (steps && first !== null && first !== undefined) {
+    const step = evaluation.verdict.steps?.[first];
+    if (step && steps[first]) return classifyFailure({ verdict: step.verdict, spec, expected: steps[first].config, executionError });
+  }
+  return classifyFailure({ verdict: evaluation.verdict, spec, expected, executionError });
 }
 
 /** The settings that make two runs the same experiment; a resume must not change any of them. */
@@ -166,6 +187,7 @@ export async function executeRun(input: {
     const setup = sample.setup ?? setupFor(setupSampleOf(sample), plan.mode, { style: plan.promptStyle ?? 'completion', client: plan.client ?? DEFAULT_CLIENT });
     const prompt = promptFor(setup.style)({ ...sample, ...setupSampleOf(sample) }, setup);
     const base = { index: sample.index, attempt, api: sample.api, prompt: prompt.text };
+    const steps = stepsOf(sample.fields);
     let record: RunSampleRecord;
     try {
       if (!spec) throw new Error(`no spec for API ${sample.api}`);
@@ -175,8 +197,8 @@ export async function executeRun(input: {
         spec,
         rounds: plan.repairRounds ?? 0,
         generate: (asked) => backend.slot(slot).generate({ prompt: asked, api: sample.api, seed }),
-        programOf: (g, asked) => asked.starter + g.text + (g.stop === 'timeout' ? '\n//timeout' : g.stop === 'unsatisfiable' ? '\n//unsatisfiable' : ''),
-        evaluate: (program) => evaluateCode(program, sample.config, spec, input.executor, 'default', setup),
+        programOf: (g, asked) => programOf(asked.starter, g, setup),
+        evaluate: (program) => (steps ? evaluateStepsCode(program, steps, spec, input.executor) : evaluateCode(program, sample.config, spec, input.executor, 'default', setup)),
       });
       const { text: _text, ...generated } = generation;
       const meta = rounds.length > 0 ? { ...generated, repair: rounds } : generated;
@@ -190,7 +212,7 @@ export async function executeRun(input: {
         execution: evaluation.execution,
         durationMs: generation.promptMs + generation.generateMs,
         generation: meta,
-        failures: classifyFailure({ verdict: evaluation.verdict, spec, expected: sample.config, executionError: evaluation.execution?.error?.kind }),
+        failures: failuresOf(evaluation, spec, sample.config, steps),
       };
       tokens += generation.tokens;
       if (evaluation.verdict.sample_verdict === 'correct') correct++;

@@ -5,7 +5,7 @@ import type { Executor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { setupFor, setupSampleOf } from '../prompt/index.js';
 import { statisticsPerApi, type CompatMode, type Statistics } from '../scoring/index.js';
-import { evaluateCode, type CodeEvaluation } from './evaluate.js';
+import { evaluateCode, evaluateStepsCode, stepsOf, type CodeEvaluation } from './evaluate.js';
 
 export interface CodeSample {
   /** Position in the dataset file; codes are named after it. */
@@ -55,7 +55,8 @@ export async function scoreCodes(input: {
       const client = input.client ?? DEFAULT_CLIENT;
       const own = setupSampleOf({ ...sample, task: sample.task ?? '' });
       const setup = own.starter_code === undefined && client === DEFAULT_CLIENT ? undefined : setupFor(own, 'full', { client });
-      const evaluation = await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default', setup);
+      const steps = stepsOf(sample.fields);
+      const evaluation = steps ? await evaluateStepsCode(code, steps, spec, input.executor, input.compat ?? 'default') : await evaluateCode(code, sample.config, spec, input.executor, input.compat ?? 'default', setup);
       input.onProgress?.(++done, todo.length);
       return { index: sample.index, api: sample.api, code, evaluation };
     }),

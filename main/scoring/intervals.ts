@@ -43,7 +43,14 @@ export function proportionsOf(stats: Statistics): Record<string, Proportion> {
   for (const key of Object.keys(stats)) {
     let m = /^(samples|urls|methods|endpoints)_(\w+?)_wrt_(total|executable)$/.exec(key);
     if (m && (PART_PREFIXES as readonly string[]).includes(m[1]!)) {
-      out[key] = { k: num(`${m[1]}_${m[2]}`), n: num(m[3] === 'total' ? 'samples_total' : 'samples_executable') };
+      // URL, method and endpoint rates count requests: a run with multi-step samples divides by its requests (scoring.md §7).
+      const over = m[1] !== 'samples' && stats['requests_total'] !== undefined ? 'requests' : 'samples';
+      out[key] = { k: num(`${m[1]}_${m[2]}`), n: num(m[3] === 'total' ? `${over}_total` : `${over}_executable`) };
+      continue;
+    }
+    if (key === 'steps_correct_wrt_total' || key === 'carried_correct_wrt_total') {
+      const stem = key.slice(0, key.indexOf('_correct'));
+      out[key] = { k: num(`${stem}_correct`), n: num(`${stem}_total`) };
       continue;
     }
     m = /^errors_(\w+?)_wrt_(samples|errors)$/.exec(key);

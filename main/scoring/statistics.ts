@@ -94,12 +94,82 @@ export function sampleMetrics(verdict: Verdict): SampleMetrics {
 
 export type Statistics = Record<string, number | LocationCounts>;
 
-/** Every statistic of a run under the reference's names (`samples_correct_wrt_total`, ...). */
+/** The requests a sample's verdicts stand for: its own, or each of its steps' (a missing step: a nonexecutable request). */
+const requestVerdicts = (verdicts: readonly Verdict[]): readonly Verdict[] => verdicts.flatMap((v) => (v.steps ? v.steps.map((s) => s.verdict) : [v]));
+
+/**
+ * Every statistic of a run under the reference's names (`samples_correct_wrt_total`, ...).
+ * `samples_*` and `errors_*` count sample verdicts, one per task; URL, method, endpoint and
+ * argument statistics count requests: a multi-step sample's steps each (scoring.md §7). A run with
+ * multi-step samples adds the request counts those divide (`requests_total`, `requests_executable`),
+ * `steps_total`, `steps_correct`, `steps_correct_wrt_total`, `extra_requests`, `carried_*` and,
+ * by step index, how many samples first failed there (`first_failed_step`).
+ */
 export function computeStatistics(verdicts: readonly Verdict[]): Statistics {
+  const ratio = (x: number, d: number): number => (d === 0 ? 0 : x / d);
+  const n = verdicts.length;
+  const e = verdicts.filter((v) => v.sample_verdict !== 'nonexecutable').length;
+  const samples = {
+    correct: verdicts.filter((v) => v.sample_verdict === 'correct').length,
+    wrong: verdicts.filter((v) => v.sample_verdict === 'wrong').length,
+    illegal: verdicts.filter((v) => v.sample_verdict === 'illegal').length,
+    nonexecutable: n - e,
+  };
+  const errorCount = (kind: string): number => verdicts.filter((v) => v.error_verdict === kind).length;
+  const errors = { total: n - e, timeout: errorCount('timeout'), unsatisfiable: errorCount('unsatisfiable'), no_request: errorCount('no_request'), incomplete_request: errorCount('incomplete_request'), runtime_error: errorCount('runtime_error') };
+  const stats: Statistics = {
+    samples_total: n,
+    samples_executable: e,
+    samples_correct: samples.correct,
+    samples_wrong: samples.wrong,
+    samples_illegal: samples.illegal,
+    samples_nonexecutable: samples.nonexecutable,
+    samples_executable_wrt_total: ratio(e, n),
+    samples_correct_wrt_total: ratio(samples.correct, n),
+    samples_correct_wrt_executable: ratio(samples.correct, e),
+    samples_wrong_wrt_total: ratio(samples.wrong, n),
+    samples_wrong_wrt_executable: ratio(samples.wrong, e),
+    samples_illegal_wrt_total: ratio(samples.illegal, n),
+    samples_illegal_wrt_executable: ratio(samples.illegal, e),
+    errors_total: errors.total,
+  };
+  for (const kind of ['timeout', 'unsatisfiable', 'no_request', 'incomplete_request', 'runtime_error'] as const) stats[`errors_${kind}`] = errors[kind];
+  stats['errors_total_wrt_samples'] = ratio(errors.total, n);
+  for (const kind of ['timeout', 'unsatisfiable', 'no_request', 'incomplete_request', 'runtime_error'] as const) {
+    stats[`errors_${kind}_wrt_samples`] = ratio(errors[kind], n);
+    stats[`errors_${kind}_wrt_errors`] = ratio(errors[kind], errors.total);
+  }
+  const multi = verdicts.filter((v) => v.steps !== undefined);
+  const requests = requestVerdicts(verdicts);
+  if (multi.length > 0) {
+    const sum = (pick: (v: Verdict) => number | undefined): number => multi.reduce((total, v) => total + (pick(v) ?? 0), 0);
+    const stepsTotal = sum((v) => v.steps_total);
+    const stepsCorrect = sum((v) => v.steps_correct);
+    const firstFailed: LocationCounts = {};
+    for (const v of multi) if (v.first_failed_step !== null && v.first_failed_step !== undefined) firstFailed[String(v.first_failed_step)] = (firstFailed[String(v.first_failed_step)] ?? 0) + 1;
+    Object.assign(stats, {
+      requests_total: requests.length,
+      requests_executable: requests.filter((v) => v.sample_verdict !== 'nonexecutable').length,
+      samples_multistep: multi.length,
+      steps_total: stepsTotal,
+      steps_correct: stepsCorrect,
+      steps_missing: sum((v) => v.steps_missing),
+      steps_correct_wrt_total: ratio(stepsCorrect, stepsTotal),
+      extra_requests: sum((v) => v.extra_requests),
+      carried_total: sum((v) => v.carried_total),
+      carried_correct: sum((v) => v.carried_correct),
+      carried_correct_wrt_total: ratio(sum((v) => v.carried_correct), sum((v) => v.carried_total)),
+      first_failed_step: firstFailed,
+    });
+  }
+  return Object.assign(stats, requestStatistics(requests));
+}
+
+/** URL, method, endpoint and argument statistics over requests (a single sample's, or each step of a multi-step one). */
+function requestStatistics(verdicts: readonly Verdict[]): Statistics {
   const n = verdicts.length;
   const count = (pred: (v: Verdict) => boolean): number => verdicts.filter(pred).length;
-  const executable = verdicts.filter((v) => v.sample_verdict !== 'nonexecutable');
-  const e = executable.length;
+  const e = verdicts.filter((v) => v.sample_verdict !== 'nonexecutable').length;
   const ratio = (x: number, d: number): number => (d === 0 ? 0 : x / d);
 
   const agg = {
@@ -142,37 +212,7 @@ export function computeStatistics(verdicts: readonly Verdict[]): Statistics {
   }
   const retrievedTotal = sumCounters(agg.correctName, agg.unexpected);
 
-  const samples = { correct: count((v) => v.sample_verdict === 'correct'), wrong: count((v) => v.sample_verdict === 'wrong'), illegal: count((v) => v.sample_verdict === 'illegal'), nonexecutable: n - e };
-  const errors = {
-    total: n - e,
-    timeout: count((v) => v.error_verdict === 'timeout'),
-    unsatisfiable: count((v) => v.error_verdict === 'unsatisfiable'),
-    no_request: count((v) => v.error_verdict === 'no_request'),
-    incomplete_request: count((v) => v.error_verdict === 'incomplete_request'),
-    runtime_error: count((v) => v.error_verdict === 'runtime_error'),
-  };
-  const stats: Statistics = {
-    samples_total: n,
-    samples_executable: e,
-    samples_correct: samples.correct,
-    samples_wrong: samples.wrong,
-    samples_illegal: samples.illegal,
-    samples_nonexecutable: samples.nonexecutable,
-    samples_executable_wrt_total: ratio(e, n),
-    samples_correct_wrt_total: ratio(samples.correct, n),
-    samples_correct_wrt_executable: ratio(samples.correct, e),
-    samples_wrong_wrt_total: ratio(samples.wrong, n),
-    samples_wrong_wrt_executable: ratio(samples.wrong, e),
-    samples_illegal_wrt_total: ratio(samples.illegal, n),
-    samples_illegal_wrt_executable: ratio(samples.illegal, e),
-    errors_total: errors.total,
-  };
-  for (const kind of ['timeout', 'unsatisfiable', 'no_request', 'incomplete_request', 'runtime_error'] as const) stats[`errors_${kind}`] = errors[kind];
-  stats['errors_total_wrt_samples'] = ratio(errors.total, n);
-  for (const kind of ['timeout', 'unsatisfiable', 'no_request', 'incomplete_request', 'runtime_error'] as const) {
-    stats[`errors_${kind}_wrt_samples`] = ratio(errors[kind], n);
-    stats[`errors_${kind}_wrt_errors`] = ratio(errors[kind], errors.total);
-  }
+  const stats: Statistics = {};
   for (const part of ['url', 'method', 'endpoint'] as const) {
     const key = `${part}_verdict` as const;
     for (const verdict of ['correct', 'wrong', 'illegal'] as const) {

@@ -2,37 +2,20 @@ import { carriedSource, requestValueAt, valueAtPointer } from '../api/steps.js';
 import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
 import { methodsAt, pathCandidates, type ApiSpec } from '../openapi/index.js';
 import { compareRequest, expectedOnly } from './compare.js';
-import type { CompatMode, ErrorVerdict, SampleVerdict, Verdict } from './verdicts.js';
+import type { CompatMode, ErrorVerdict, SampleVerdict, StepCounts, StepResult, Verdict } from './verdicts.js';
 
 /** One step of a multi-step sample (scoring.md §7): the request it expects, what the API answers, and the values it carries from earlier answers. */
 export interface Step {
   readonly config: RequestConfig;
-  readonly response?: { readonly status: number; readonly headers?: Record<string, JsonValue>; readonly data?: JsonValue };
+  readonly response?: { readonly status: number; readonly headers?: Record<string, JsonValue> | undefined; readonly data?: JsonValue | undefined } | undefined;
   /** `<location>.<key path>` in this step's config → `<earlier step index>:<JSON pointer into that step's response>`. */
-  readonly carried?: Readonly<Record<string, string>>;
+  readonly carried?: Readonly<Record<string, string>> | undefined;
 }
 
-export interface StepResult {
-  /** The captured request this step took (its position among the captured ones); null: the step is missing. */
-  readonly request: number | null;
-  readonly verdict: Verdict;
-}
-
-/** A multi-step sample's verdicts: the sample's (§4's names), each step's, and the counts §7 adds. */
-export interface StepsVerdict {
+/** A multi-step sample's verdicts: the sample's (§4's names) and its steps' (§7). */
+export interface StepsVerdict extends StepCounts {
   readonly sample_verdict: SampleVerdict;
   readonly error_verdict: ErrorVerdict | null;
-  readonly steps: readonly StepResult[];
-  readonly steps_total: number;
-  readonly steps_correct: number;
-  readonly steps_missing: number;
-  /** Captured requests no step took, by position. */
-  readonly extra: readonly number[];
-  readonly extra_requests: number;
-  /** The first step that is not correct; null when every step is (even if an extra request made the sample wrong). */
-  readonly first_failed_step: number | null;
-  readonly carried_correct: number;
-  readonly carried_total: number;
 }
 
 /** A request's path template in the spec, or undefined when its URL matches no path. */

@@ -11,7 +11,7 @@ import { ModelRepository } from '../store/models.js';
 import { RunRepository, type RunRow } from '../store/runs.js';
 import { RunJobs } from './jobs.js';
 import { ModelLibrary } from './models.js';
-import { assertRunnable, refuseMultiStep, conditionsOf, contentHash, contextFit, longestPrompt, emptySubsetMessage, estimateLine, inputManifest, measuredRate, selectSubset, settingsOf, snapshotWithKnowledge, TYPICAL_TOKENS_PER_SECOND, type Rate, type StartRunInput } from './runPlan.js';
+import { assertRunnable, multiStepRules, runShapeOf, conditionsOf, contentHash, contextFit, longestPrompt, emptySubsetMessage, estimateLine, inputManifest, measuredRate, selectSubset, settingsOf, snapshotWithKnowledge, TYPICAL_TOKENS_PER_SECOND, type Rate, type StartRunInput } from './runPlan.js';
 import { DEFAULT_PARALLEL } from '../api/constants.js';
 import { RunResults } from './runResults.js';
 import { compareConditions } from './runConditions.js';
@@ -163,7 +163,7 @@ export class EvaluationService implements EvaluationHandlers {
     const all = this.store.listSamples(dataset.id);
     const samples = selectSubset(all, input.subset);
     if (samples.length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, input.subset));
-    refuseMultiStep(samples);
+    multiStepRules(samples, runShapeOf(input));
     if ('remote' in input.model) return { dataset, all, samples, conditions, model: { name: input.model.remote.model, remote: input.model.remote.url } };
     if ('provider' in input.model) {
       const p = input.model.provider;

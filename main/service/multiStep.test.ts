@@ -111,7 +111,9 @@ describe('multi-step samples in a dataset', () => {
     expect(revisions.at(-1)).toMatchObject({ reason: 'reword' });
   });
 
-  it('a run refuses multi-step samples in one line rather than scoring them by their last request', async () => {
-    await expect(client.startRun({ datasetId, model: { remote: { url: 'http://127.0.0.1:9', model: 'm' } } })).rejects.toThrow('3 of the 4 chosen samples make several requests (steps); runs on them are not built yet');
+  it('a run refuses, in one line, what multi-step samples cannot take: argument completion and a server\'s grammar', async () => {
+    const remote = { remote: { url: 'http://127.0.0.1:9', model: 'm' } };
+    await expect(client.startRun({ datasetId, model: remote, setup: 'argument' })).rejects.toThrow('3 of the 4 chosen samples make several requests (steps): argument completion opens one call; run them in the full setup');
+    await expect(client.startRun({ datasetId, model: remote, setting: 'constrained' })).rejects.toThrow("3 of the 4 chosen samples make several requests (steps): a server's grammar constrains one call, not a program of several");
   });
 });

@@ -96,12 +96,17 @@ export function snapshotOf(samples: readonly Sample[], specHashes: ReadonlyMap<s
 }
 
 /**
- * Runs score one request per sample; a multi-step sample (its `steps`, scoring.md §7) would be
- * scored by its last request alone, so it is refused in one line rather than scored wrong.
+ * What a run may not do with multi-step samples (scoring.md §7), checked once the subset is known:
+ * argument completion opens one call, and a grammar a server enforces describes one call (the
+ * exported GBNF), while such a sample's program makes several; only a local model's constraint
+ * follows every call. One line naming how many samples it concerns.
  */
-export function refuseMultiStep(samples: readonly { readonly fields?: Readonly<Record<string, unknown>> | undefined; readonly position?: number }[]): void {
-  const multi = samples.filter((s) => s.fields?.['steps'] !== undefined);
-  if (multi.length > 0) throw new WapiiError('bad_input', `${multi.length} of the ${samples.length} chosen samples make several requests (steps); runs on them are not built yet: choose single-request samples (e.g. --api, --review or a dataset without them)`);
+export function multiStepRules(samples: readonly { readonly fields?: Readonly<Record<string, unknown>> | undefined }[], run: Pick<RunShape, 'setup' | 'setting' | 'model'>): void {
+  const multi = samples.filter((s) => s.fields?.['steps'] !== undefined).length;
+  if (multi === 0) return;
+  const which = `${multi} of the ${samples.length} chosen samples make several requests (steps)`;
+  if (run.setup === 'argument') throw new WapiiError('bad_input', `${which}: argument completion opens one call; run them in the full setup, or leave them out (e.g. --api or a subset)`);
+  if (run.setting === 'constrained' && run.model.kind !== 'local') throw new WapiiError('bad_input', `${which}: a server's grammar constrains one call, not a program of several; run them constrained on a local model, or unconstrained or with repair here`);
 }
 
 /** The knowledge conditions of a start, parsed, in the order given, without repeats. */
@@ -123,9 +128,10 @@ export function conditionsOf(input: Pick<StartRunInput, 'knowledge'>): Knowledge
 export function snapshotWithKnowledge(samples: readonly Sample[], all: readonly Sample[], specs: ReadonlyMap<string, ApiSpec>, specHashes: ReadonlyMap<string, string>, condition: KnowledgeCondition, options?: RunSetupOptions): RunInput[] {
   const inputs = snapshotOf(samples, specHashes, options);
   if (condition.name === 'none') return inputs;
-  const pool = all.map((s) => ({ index: s.position, api: s.api, task: s.task, config: s.config }));
+  const pool = all.filter((s) => s.fields?.['steps'] === undefined).map((s) => ({ index: s.position, api: s.api, task: s.task, config: s.config }));
   const lines = withKnowledge(inputs, pool, specs, condition);
-  return inputs.map((input, i) => ({ ...input, knowledge: lines[i]!.knowledge }));
+  // A multi-step sample's prompt states its task only (scoring.md §7): knowledge of its last request would name values only its responses may give.
+  return inputs.map((input, i) => (input.fields?.['steps'] !== undefined ? input : { ...input, knowledge: lines[i]!.knowledge }));
 }
 
 /** The settings stored with the run; executeRun's resume compares them (`knowledge` among them). */
@@ -306,8 +312,12 @@ export function assertRunShape(run: RunShape): void {
 }
 
 export function assertRunnable(input: StartRunInput): void {
+  assertRunShape(runShapeOf(input));
+}
+
+export function runShapeOf(input: StartRunInput): RunShape {
   const model: RunShape['model'] = 'provider' in input.model ? { kind: 'provider', name: input.model.provider.name } : 'remote' in input.model ? { kind: 'remote' } : { kind: 'local' };
-  assertRunShape({ client: input.client, setting: input.setting, setup: input.setup, prompt: input.prompt, model });
+  return { client: input.client, setting: input.setting, setup: input.setup, prompt: input.prompt, model };
 }
 
 /** How a stored run gave its samples to the model: its setup's mode, prompt style and client, read from its settings in one place. */

@@ -33,6 +33,9 @@ export interface ExecutabilityTally {
   readonly failures: readonly Failure[];
   /** Every output's code, by sample position (the whitespace-bound test reads them all). */
   readonly codes: readonly { readonly index: number; readonly code: string }[];
+  /** Every output's verdict, and how many requests its program sent. */
+  readonly verdicts: readonly (Verdict | null)[];
+  readonly requests: readonly number[];
 }
 
 /** Sampling of the constrained runs: temperature 1 over the whole distribution (no top-k/top-p cut), so a random model wanders everywhere the grammar lets it. */
@@ -94,7 +97,7 @@ export async function constrainedRun(input: {
         }
       }
     }
-    return { vocabulary: input.vocabulary, setup: input.setup, outputs: run.samples.length, executable, illegal, timeouts, tokens, seconds: (performance.now() - started) / 1000, failures, codes: run.samples.map((s) => ({ index: s.index, code: s.code })) };
+    return { vocabulary: input.vocabulary, setup: input.setup, outputs: run.samples.length, executable, illegal, timeouts, tokens, seconds: (performance.now() - started) / 1000, failures, codes: run.samples.map((s) => ({ index: s.index, code: s.code })), verdicts: run.samples.map((s) => s.verdict as Verdict | null), requests: run.samples.map((s) => (s.execution as { requests?: number } | undefined)?.requests ?? 0) };
   } finally {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -102,4 +105,5 @@ export async function constrainedRun(input: {
   }
 }
 
-const pick = (s: SampleDraft): { api: string; task: string; config: SampleDraft['config'] } => ({ api: s.api, task: s.task, config: s.config });
+/** What a run takes of a sample: a multi-step sample's steps come with its fields. */
+const pick = (s: SampleDraft): { api: string; task: string; config: SampleDraft['config']; fields?: NonNullable<SampleDraft['fields']> } => ({ api: s.api, task: s.task, config: s.config, ...(s.fields ? { fields: s.fields } : {}) });
