@@ -85,7 +85,7 @@ export function programOf(starter: string, generation: Pick<Generation, 'text' |
 }
 
 /** An output's failure classes: a multi-step sample's are those of its first step that is not correct. */
-function failuresOf(evaluation: CodeEvaluation, spec: ApiSpec, expected: RequestConfig, steps: readonly Step[] | undefined): ReturnType<typeof classifyFailure> {
+export function failureClasses(evaluation: CodeEvaluation, spec: ApiSpec, expected: RequestConfig, steps: readonly Step[] | undefined): ReturnType<typeof classifyFailure> {
   const executionError = evaluation.execution?.error?.kind;
   const first = evaluation.verdict.first_failed_step;
   if (steps && first !== null && first !== undefined) {
@@ -212,7 +212,7 @@ export async function executeRun(input: {
         execution: evaluation.execution,
         durationMs: generation.promptMs + generation.generateMs,
         generation: meta,
-        failures: failuresOf(evaluation, spec, sample.config, steps),
+        failures: failureClasses(evaluation, spec, sample.config, steps),
       };
       tokens += generation.tokens;
       if (evaluation.verdict.sample_verdict === 'correct') correct++;

@@ -14,6 +14,8 @@ export interface Demo {
   readonly dataset: FileInput;
   readonly specs: FileInput[];
   readonly runs?: readonly DemoRun[];
+  /** Tasks of several requests over the same API (scoring.md §7), a dataset of their own, with their demo runs. */
+  readonly multiStep?: { readonly dataset: FileInput; readonly runs: readonly DemoRun[] };
 }
 
 function readDemoRuns(dir: string): DemoRun[] {
@@ -42,5 +44,7 @@ export function readDemo(root: string): Demo {
     .filter((f) => /\.(ya?ml|json)$/i.test(f))
     .map((f) => ({ filename: f, content: fs.readFileSync(path.join(specDir, f), 'utf8') }));
   const datasetFile = path.join(root, 'datasets', 'demo.json');
-  return { dataset: { filename: 'demo.json', content: fs.readFileSync(datasetFile, 'utf8') }, specs, runs: readDemoRuns(path.join(root, 'datasets', 'demo-runs')) };
+  const multiStepFile = path.join(root, 'datasets', 'demo-multistep.json');
+  const multiStep = fs.existsSync(multiStepFile) ? { dataset: { filename: 'demo-multistep.json', content: fs.readFileSync(multiStepFile, 'utf8') }, runs: readDemoRuns(path.join(root, 'datasets', 'demo-multistep-runs')) } : undefined;
+  return { dataset: { filename: 'demo.json', content: fs.readFileSync(datasetFile, 'utf8') }, specs, runs: readDemoRuns(path.join(root, 'datasets', 'demo-runs')), ...(multiStep ? { multiStep } : {}) };
 }

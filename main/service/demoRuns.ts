@@ -1,7 +1,6 @@
 import { createExecutor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { scoreCodes } from '../runner/index.js';
-import { classifyFailure } from '../scoring/index.js';
+import { failureClasses, scoreCodes, stepsOf } from '../runner/index.js';
 import type { Store } from '../store/index.js';
 import type { RunRepository } from '../store/runs.js';
 import type { DemoRun } from './demo.js';
@@ -28,7 +27,8 @@ export async function seedDemoRuns(input: { store: Store; runs: RunRepository; r
   await using executor = createExecutor({ timeoutMs: 1000 });
   for (const demo of input.demoRuns) {
     const taken = samples.filter((s) => demo.codes.has(s.position));
-    const scored = await scoreCodes({ samples: taken.map((s) => ({ index: s.position, api: s.api, config: s.config })), codes: demo.codes, specs, executor });
+    // A multi-step sample's steps come with its fields.
+    const scored = await scoreCodes({ samples: taken.map((s) => ({ index: s.position, api: s.api, config: s.config, ...(s.fields ? { fields: s.fields } : {}) })), codes: demo.codes, specs, executor });
     const inputs = snapshotOf(taken, specHashes);
     const runId = runs.create({
       kind: 'imported codes',
@@ -49,7 +49,7 @@ export async function seedDemoRuns(input: { store: Store; runs: RunRepository; r
         const e = s.evaluation;
         const config = taken.find((t) => t.position === s.index)?.config;
         const spec = specs.get(s.api);
-        const failures = config && spec ? classifyFailure({ verdict: e.verdict, spec, expected: config, executionError: e.execution?.error?.kind }) : undefined;
+        const failures = config && spec ? failureClasses(e, spec, config, stepsOf(taken.find((t) => t.position === s.index)?.fields)) : undefined;
         store.addRunSample(runId, { index: s.index, api: s.api, code: s.code, request: e.request, verdict: e.verdict, extraction: e.extraction, execution: e.execution, durationMs: e.execution?.durationMs, failures });
       }
     });

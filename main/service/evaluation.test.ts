@@ -60,7 +60,14 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
         ['imported codes', 'finished', 'demo-coder-1b-q8 (scored programs)', 'unconstrained', 32, 32, true],
         ['imported codes', 'finished', 'demo-coder-7b-q4 (scored programs)', 'constrained', 32, 32, true],
         ['imported codes', 'finished', 'demo-coder-7b-q4 (scored programs)', 'unconstrained', 32, 32, true],
+        ['imported codes', 'finished', 'demo-coder-7b-q4 (scored programs)', 'unconstrained', 6, 6, true],
       ]);
+      // The multi-step demo: six tasks of the Harbor API, each step scored, two tasks right.
+      const multi = await s.client.getRun({ runId: runs[3]!.id });
+      expect(multi.dataset).toBe('demo-multistep');
+      expect(multi.statistics).toMatchObject({ samples_total: 6, samples_correct: 2, samples_multistep: 6, steps_total: 13, steps_correct: 8, carried_total: 7, carried_correct: 4, first_failed_step: { '0': 1, '1': 2 } });
+      expect(multi.uncertainty!.intervals['steps_correct_wrt_total']).toHaveLength(2);
+      expect(multi.uncertainty!.counts['steps_correct_wrt_total']).toEqual({ k: 8, n: 13 });
       const run = await s.client.getRun({ runId: runs[2]!.id });
       expect(run.statistics?.['samples_total']).toBe(32);
       expect(run.correct).toBeCloseTo(19 / 32);

@@ -85,7 +85,7 @@ function knowledgeSuite(name: string, setup: () => Promise<Setup>): void {
         ['full', 'finished', 6],
         ['retrieved:3', 'finished', 6],
       ]);
-      expect((await s.client.listRuns({})).filter((r) => r.demo).map((r) => r.knowledge)).toEqual([null, null, null]);
+      expect((await s.client.listRuns({})).filter((r) => r.demo).map((r) => r.knowledge)).toEqual([null, null, null, null]);
       const endpointRun = await s.client.getRun({ runId: runIds[1]! });
       expect(endpointRun).toMatchObject({ knowledge: 'endpoint', settings: { knowledge: 'endpoint' }, manifest: { knowledge: 'endpoint' } });
 

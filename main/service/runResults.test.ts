@@ -23,7 +23,7 @@ beforeAll(async () => {
   workbench = openWorkbench({ db: path.join(tempDir(), 'w.db'), author: 'tester', evaluation: { modelsFolder: path.join(tempDir(), 'models'), gpu: 'cpu' } });
   client = localClient(workbench.service);
   unwrap(await workbench.service.seedIfEmpty(demo));
-  for (const r of await client.listRuns({})) runs[String(r.model).includes('1b') ? '1b' : r.setting!] = r.id;
+  for (const r of await client.listRuns({})) if (r.dataset === 'demo') runs[String(r.model).includes('1b') ? '1b' : r.setting!] = r.id;
   // A second dataset: the first 20 demo samples in reverse order, and a third that shares none of them.
   const samples = JSON.parse(demo.dataset.content) as unknown[];
   const store = workbench.store;

@@ -395,11 +395,16 @@ export class WorkbenchService implements WorkbenchHandlers {
     try {
       const summary = await this.importDataset({ name: 'demo', dataset: demo.dataset, specs: demo.specs });
       // The demo runs give the results pages content before any model is added.
+      const e = this.evaluation;
       if (demo.runs?.length) {
-        const e = this.evaluation;
         await seedDemoRuns({ store: this.store, runs: e.runs, results: e.results, datasetId: summary.id, demoRuns: demo.runs, spec: async (hash) => this.spec(hash) });
-        this.emit({ type: 'runsChanged' });
       }
+      // Tasks of several requests, so the inspector's timeline has content on a fresh start too.
+      if (demo.multiStep) {
+        const multi = await this.importDataset({ name: 'demo-multistep', dataset: demo.multiStep.dataset, specs: demo.specs });
+        await seedDemoRuns({ store: this.store, runs: e.runs, results: e.results, datasetId: multi.id, demoRuns: demo.multiStep.runs, spec: async (hash) => this.spec(hash) });
+      }
+      if (demo.runs?.length || demo.multiStep?.runs.length) this.emit({ type: 'runsChanged' });
       return ok(summary);
     } catch (error) {
       return fail('internal', `the embedded demo dataset does not import: ${error instanceof Error ? error.message : String(error)}`);

@@ -29,21 +29,21 @@ describe.runIf(hasWapiiBench)('`wapii serve` keeps answering while it imports WA
     while (!finished) {
       const datasets = await client.listDatasets({});
       if (finished) break;
-      expect(datasets.map((d) => d.name)).toEqual(['demo']);
+      expect(datasets.map((d) => d.name)).toEqual(['demo', 'demo-multistep']);
       answered++;
     }
     const imported = await importing;
     console.log(`serve import: ${answered} calls answered while WAPIIBench was imported`);
     expect(imported.sampleCount).toBe(395);
     expect(answered).toBeGreaterThanOrEqual(10);
-    expect((await client.listDatasets({})).map((d) => d.name)).toEqual(['demo', 'wapiibench']);
+    expect((await client.listDatasets({})).map((d) => d.name)).toEqual(['demo', 'demo-multistep', 'wapiibench']);
   });
 
   it('reports bad input from the worker as one line and stores nothing', async () => {
     const client = createFetchClient({ baseUrl: serve.url, token: serve.token });
     const specs = [{ filename: 'harbor.yaml', content: 'openapi: 3.0.3\npaths: [\n' }];
     await expect(client.importDataset({ dataset: unwrap(readFileInput(DEMO_DATASET)), specs })).rejects.toThrow(/^harbor\.yaml: malformed YAML at line 3/);
-    expect((await client.listDatasets({})).length).toBe(2);
+    expect((await client.listDatasets({})).length).toBe(3);
   });
 
   it('takes lenientRefs and a server through the contract, and names what they changed', async () => {
@@ -60,6 +60,6 @@ describe.runIf(hasWapiiBench)('`wapii serve` keeps answering while it imports WA
     await expect(client.importDataset({ dataset, specs, lenientRefs: true, server: 'file:///etc' })).rejects.toThrow(/^server "file:\/\/\/etc" must be an http or https URL, not file$/);
     const imported = await client.importDataset({ dataset, specs, lenientRefs: true, server: 'https://k8s.example' });
     expect(imported).toMatchObject({ sampleCount: 2, flaggedCount: 0, serverFor: ['cluster'], brokenRefs: [{ api: 'chat', ref: '#/components/parameters/missing_version', uses: 1 }, { api: 'chat', ref: '#/components/schemas/custom_attributes', uses: 4 }] });
-    expect((await client.listDatasets({})).length).toBe(3);
+    expect((await client.listDatasets({})).length).toBe(4);
   });
 });
