@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
+import { assertKeyOrigin, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import type { ModelProvider, ProviderOutput } from './types.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -27,7 +27,7 @@ interface MessagesAnswer {
  */
 export function anthropicMessages(options: AnthropicOptions): ModelProvider {
   const base = (options.baseUrl ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
-  if (!mayCarryKey(base, 'api.anthropic.com')) throw new FatalProviderError(`the Anthropic key is sent only to https://api.anthropic.com or a server on this machine, not to ${new URL(base).origin}`);
+  assertKeyOrigin(base, 'Anthropic', 'api.anthropic.com');
   const headers = { 'x-api-key': options.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
   const concurrency = options.concurrency ?? 8;
   const limit = pLimit(concurrency);

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
+import { assertKeyOrigin, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import { messagesOf } from './openai.js';
 import type { ModelProvider, ProviderOutput } from './types.js';
 
@@ -30,7 +30,7 @@ interface GenerateContentAnswer {
  */
 export function geminiGenerate(options: GeminiOptions): ModelProvider {
   const base = (options.baseUrl ?? GEMINI_BASE_URL).replace(/\/+$/, '').replace(/\/v1beta$/, '');
-  if (!mayCarryKey(base, 'generativelanguage.googleapis.com')) throw new FatalProviderError(`the Gemini key is sent only to https://generativelanguage.googleapis.com or a server on this machine, not to ${new URL(base).origin}`);
+  assertKeyOrigin(base, 'Gemini', 'generativelanguage.googleapis.com');
   const headers = { 'x-goog-api-key': options.apiKey };
   const model = options.model.replace(/^models\//, '');
   const concurrency = options.concurrency ?? 8;

@@ -206,6 +206,30 @@ export function mayCarryKey(url: string, officialHost?: string): boolean {
   return parsed.protocol === 'https:';
 }
 
+/**
+ * The one key-origin rule, with its one line: why a key may not go to `url` (undefined: it may).
+ * Checked by the service before a run or job is queued and by each factory again, so a provider
+ * made by any caller refuses the same way.
+ */
+export function keyRefusal(url: string, label: string, officialHost?: string): string | undefined {
+  if (mayCarryKey(url, officialHost)) return undefined;
+  // A registry label's aside (`(llama-server, vLLM, a proxy)`) is not part of the key's name.
+  label = label.replace(/\s*\(.*\)$/, '');
+  let origin = url;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    // Not a URL: named as given.
+  }
+  return `the ${label} key is sent only ${officialHost ? `to https://${officialHost} or` : 'over https or to'} a server on this machine, not to ${origin}`;
+}
+
+/** A factory's check of the key-origin rule: a fatal error, before any request. */
+export function assertKeyOrigin(url: string, label: string, officialHost?: string): void {
+  const refused = keyRefusal(url, label, officialHost);
+  if (refused) throw new FatalProviderError(refused);
+}
+
 /** The message a provider put in its error body (OpenAI, Anthropic and Gemini all use `error.message`), else the body. */
 function errorMessage(body: unknown, text: string): string {
   if (body && typeof body === 'object' && 'error' in body) {

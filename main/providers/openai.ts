@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
+import { assertKeyOrigin, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import type { ChatMessage, GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -72,7 +72,7 @@ export function chatOutput(body: unknown, headers: Headers | undefined, where: s
 /** OpenAI's chat completions API (Bearer key). The answer's `model` is the dated snapshot that served it. */
 export function openAiChat(options: OpenAiChatOptions): ModelProvider {
   const base = v1Base(options.baseUrl ?? OPENAI_BASE_URL);
-  if (!mayCarryKey(base, 'api.openai.com')) throw new FatalProviderError(`the OpenAI key is sent only to https://api.openai.com or a server on this machine, not to ${new URL(base).origin}`);
+  assertKeyOrigin(base, 'OpenAI', 'api.openai.com');
   const headers = { authorization: `Bearer ${options.apiKey}` };
   const concurrency = options.concurrency ?? 8;
   const limit = pLimit(concurrency);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FatalProviderError, mayCarryKey, ProviderError, quote, requestIds, requestJson, type HttpOptions } from './http.js';
+import { assertKeyOrigin, ProviderError, quote, requestIds, requestJson, type HttpOptions } from './http.js';
 import { chatBody, chatOutput, OPENAI_BASE_URL, v1Base } from './openai.js';
 import type { GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
@@ -63,7 +63,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  */
 export function openAiBatch(options: OpenAiBatchOptions): ModelProvider {
   const base = v1Base(options.baseUrl ?? OPENAI_BASE_URL);
-  if (!mayCarryKey(base, 'api.openai.com')) throw new FatalProviderError(`the OpenAI key is sent only to https://api.openai.com or a server on this machine, not to ${new URL(base).origin}`);
+  assertKeyOrigin(base, 'OpenAI', 'api.openai.com');
   const headers = { authorization: `Bearer ${options.apiKey}` };
   const pollMs = options.pollMs ?? 30_000;
   const gatherMs = options.gatherMs ?? 200;

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { FatalProviderError, mayCarryKey, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
+import { assertKeyOrigin, requestIds, requestJson, UnusableAnswerError, usageFrom, type HttpOptions } from './http.js';
 import { chatBody, chatOutput, v1Base } from './openai.js';
 import type { GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
@@ -43,7 +43,7 @@ export function grammarFields(engine: ServerEngine, grammar: string): Record<str
 export function openAiCompatible(options: OpenAiCompatibleOptions): ModelProvider {
   const base = v1Base(options.baseUrl);
   const origin = new URL(base).origin;
-  if (options.apiKey !== undefined && !mayCarryKey(base)) throw new FatalProviderError(`a key is sent only over https or to a server on this machine, not to ${origin}`);
+  if (options.apiKey !== undefined) assertKeyOrigin(base, 'OpenAI-compatible server');
   const headers: Record<string, string> = options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {};
   const concurrency = options.concurrency ?? 4;
   const limit = pLimit(concurrency);

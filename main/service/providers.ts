@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ProviderInfo, ProviderModel } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import { mayCarryKey, ProviderError } from '../providers/http.js';
+import { keyRefusal, ProviderError } from '../providers/http.js';
 import { loadPrices, priceOf, type Price, type PriceTable } from '../providers/prices.js';
 import { DEFAULT_PRICES, PROVIDER_NAMES, PROVIDERS, providerEntry, type ProviderEntry, type ProviderSettings } from '../providers/registry.js';
 import type { ModelProvider } from '../providers/types.js';
@@ -55,9 +55,8 @@ export function checkProviderSettings(p: StoredProvider, ctx: ProviderContext, u
   if (baseUrl === undefined && entry.modelIs === 'name' && !p.pool?.length) throw new WapiiError('bad_input', `${p.name} needs --base-url <url> (the server, e.g. http://127.0.0.1:8080)`);
   const found = entry.keyVariables.length > 0 ? ctx.keys.get(p.name as Parameters<ApiKeyStore['get']>[0]) : undefined;
   if (entry.key === 'required' && !found) throw new WapiiError('bad_input', `no ${entry.label} API key: set ${entry.keyVariables.join(' or ')} (or save one in the app)`);
-  if (found && baseUrl !== undefined && !mayCarryKey(baseUrl, entry.keyHost)) {
-    throw new WapiiError('bad_input', `the ${entry.label} key is sent only to ${entry.keyHost ? `https://${entry.keyHost} or ` : 'https or '}a server on this machine, not to ${new URL(baseUrl).origin}`);
-  }
+  const refused = found && baseUrl !== undefined ? keyRefusal(baseUrl, entry.label, entry.keyHost) : undefined;
+  if (refused) throw new WapiiError('bad_input', refused);
   return { entry, key: found?.key };
 }
 
