@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseDataset } from '../main/dataset/index.js';
 import { createExecutor, extractInvocation, referenceProgram, Sandbox } from '../main/execution/index.js';
 import { oracleProgram } from '../main/prompt/index.js';
+import { benchExecutionSteps } from './executionSteps.js';
 import { fmt, percentiles } from './stats.js';
 
 const require = createRequire(import.meta.url);
@@ -80,4 +81,7 @@ export async function benchExecution(wapiibench: string): Promise<void> {
   console.log(`| the same sandbox in this process, unsupervised (its share of the above) | ${fmt(a.p50, 3)} | ${fmt(a.p99, 3)} | ${fmt(a.max, 2)} | ${oursFailed} |`);
   console.log(`| reference: one node process per program + axios-mock-adapter | ${fmt(b.p50, 1)} | ${fmt(b.p99, 1)} | ${fmt(b.max, 1)} | ${referenceFailed} |`);
   console.log(`\nsupervised vs reference: ${fmt(b.p50 / s.p50, 1)}x at p50, ${fmt(b.p99 / s.p99, 1)}x at p99 (target: supervised p50 <= 3 ms, >= 70x the reference)`);
+
+  // Issue 37: a multi-step sample's execution beside a single request's (target: 4-step p50 <= 3x the 1-step).
+  await benchExecutionSteps(wapiibench);
 }

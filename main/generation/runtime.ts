@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { getLlama, GgufFileType, LlamaLogLevel, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
+import { GgufFileType, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
+import { loadGguf, openLlama } from '../providers/local.js';
 import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU } from '../api/constants.js';
 import { preparedTokenIndex, reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
 import { cacheDir, nodeLlamaCppRoot } from './vocabularies.js';
@@ -108,16 +109,10 @@ function packageVersion(): string {
  */
 export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice; threads?: number; sha256?: (file: string) => string } = {}): Promise<Runtime> {
   if (!fs.existsSync(modelFile)) throw new Error(`model file not found: ${modelFile}`);
-  const llama = await getLlama({ gpu: options.gpu === 'cpu' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
+  const llama = await openLlama(options.gpu === 'cpu' ? 'cpu' : 'auto');
   const chosen = options.threads !== undefined ? { threads: options.threads, reason: 'as asked (--threads)' } : defaultThreads(llama, fs.statSync(modelFile).size);
   const threads = chosen.threads;
-  let model: LlamaModel;
-  try {
-    model = await llama.loadModel({ modelPath: modelFile, gpuLayers: llama.gpu ? 'auto' : 0 });
-  } catch (e) {
-    await llama.dispose();
-    throw new Error(`cannot load ${modelFile}: ${(e as Error).message}`);
-  }
+  const model = await loadGguf(llama, modelFile);
   const gpu = llama.gpu;
   const vram = gpu ? await llama.getVramState() : undefined;
   const memory = await llama.getLlamaMemoryUsage();

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { getLlama, LlamaCompletion, LlamaLogLevel, type GbnfJsonObjectSchema, type LlamaGrammar } from 'node-llama-cpp';
+import { getLlama, LlamaCompletion, LlamaLogLevel, type GbnfJsonObjectSchema, type Llama, type LlamaGrammar, type LlamaModel } from 'node-llama-cpp';
 import type { GenerateOptions, ModelProvider, ProviderOutput, ProviderPrompt } from './types.js';
 
 export interface LocalModelOptions {
@@ -8,6 +8,28 @@ export interface LocalModelOptions {
   readonly contextSize?: number;
   /** Answers are decoded one at a time (one sequence); this is what callers may queue at once. */
   readonly concurrency?: number;
+  /** `cpu`: no GPU even where one is found (the runs' `--gpu cpu`). */
+  readonly gpu?: 'auto' | 'cpu';
+}
+
+/**
+ * The one way node-llama-cpp is started for a GGUF model, for runs (main/generation's runtime) and
+ * for whole answers here: on the GPU it detects (CUDA, Vulkan, Metal), else the CPU; never building
+ * llama.cpp from source (that needs a toolchain and minutes; the prebuilt binaries cover the
+ * platforms).
+ */
+export function openLlama(gpu: 'auto' | 'cpu' = 'auto'): Promise<Llama> {
+  return getLlama({ gpu: gpu === 'cpu' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
+}
+
+/** A GGUF model loaded with as many layers offloaded as fit; a file that does not load disposes the runtime and says which. */
+export async function loadGguf(llama: Llama, modelFile: string): Promise<LlamaModel> {
+  try {
+    return await llama.loadModel({ modelPath: modelFile, gpuLayers: llama.gpu ? 'auto' : 0 });
+  } catch (e) {
+    await llama.dispose();
+    throw new Error(`cannot load ${modelFile}: ${(e as Error).message}`);
+  }
 }
 
 /** A chat prompt as text a model continues: its system text, then each turn, then where the reply starts. */
@@ -22,8 +44,8 @@ const textOf = (prompt: ProviderPrompt): string =>
  * itself (main/generation/local.ts, the `logits` capability).
  */
 export async function localModel(options: LocalModelOptions): Promise<ModelProvider> {
-  const llama = await getLlama({ logLevel: LlamaLogLevel.error });
-  const model = await llama.loadModel({ modelPath: options.modelFile });
+  const llama = await openLlama(options.gpu);
+  const model = await loadGguf(llama, options.modelFile);
   const contextSize = options.contextSize ?? Math.min(model.trainContextSize, 16_384);
   // A context that does not fit (memory) must not leave the loaded model behind: each retry would load another.
   const context = await model.createContext({ contextSize, sequences: 1 }).catch(async (error: unknown) => {
