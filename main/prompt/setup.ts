@@ -83,8 +83,9 @@ export function fixedStarter(mode: CompletionMode, task: string, config: Pick<Re
  * A multi-step sample's setup (scoring.md §7): the model writes the whole program, every request
  * and the code between them, so no call is opened for it and the mode changes nothing (the run
  * rules refuse argument completion for such samples). The fixed starter opens an async function,
- * where the calls can be awaited in order, and the first call in it, as the benchmark's full setup
- * does; the model's text ends at the line that closes the function, and the runner closes it. A sample's own starter is continued as it is and run whole.
+ * where the calls can be awaited in order, and for a base model the first call in it, as the
+ * benchmark's full setup does; the model's text ends at the line that closes the function, and
+ * the runner closes it where the program needs it (runner/run.ts programOf). A sample's own starter is continued as it is and run whole.
  */
 function stepsSetup(sample: SetupSample, count: number, mode: CompletionMode, style: PromptStyle, client: HttpClient): Setup {
   const profile = CLIENT_PROFILES[client];
@@ -93,9 +94,13 @@ function stepsSetup(sample: SetupSample, count: number, mode: CompletionMode, st
     const definitions = sample.definitions ?? {};
     return { mode, style, client, origin: 'sample', starter, callStart: starter.length, definitions, callPrelude: preludeOf(starter, definitions, client), steps: { count, stop: '\n\n\n', closing: '\n' } };
   }
-  // As the benchmark's full setup, the starter ends where the model writes the first call; later calls and the code between them are the model's.
-  const starter = `${taskComment(sample.task)}\n${profile.importLine}\n\n(async () => {\n  const response = await ${profile.opener}`;
-  return { mode, style, client, origin: 'fixed', starter, callStart: starter.length - profile.opener.length, definitions: {}, callPrelude: profile.importLine, steps: { count, stop: '\n})', closing: '\n})();\n' } };
+  const steps = { count, stop: '\n})', closing: '\n})();\n' };
+  const head = `${taskComment(sample.task)}\n${profile.importLine}\n\n(async () => {\n`;
+  // A chat model writes its program whole (often rewriting the starter): opening a call for it would bind a name its code does not use.
+  if (style === 'chat') return { mode, style, client, origin: 'fixed', starter: head, callStart: head.length, definitions: {}, callPrelude: profile.importLine, steps };
+  // As the benchmark's full setup, a base model's starter ends where it writes the first call; later calls and the code between them are its own.
+  const starter = `${head}  const response = await ${profile.opener}`;
+  return { mode, style, client, origin: 'fixed', starter, callStart: starter.length - profile.opener.length, definitions: {}, callPrelude: profile.importLine, steps };
 }
 
 /**

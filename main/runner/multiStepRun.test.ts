@@ -115,6 +115,19 @@ describe('a run over multi-step and single-request samples', () => {
     store.close();
   });
 
+  it('takes a chat model\'s whole program: the chat starter opens no call, and a rewritten program runs inside it', async () => {
+    const store = openStore();
+    const seen: CompletionPrompt[] = [];
+    // What alignReply gives for a reply that rewrote the program its own way (unaligned: the code after a line break).
+    const rewritten = "\nconst axios = require('axios');\nasync function main() {\n  const list = await axios.get('https://slack.com/api/conversations.list', { headers: { Authorization: 'Bearer <token>' }, params: { types: 'public_channel' } });\n  await axios.post('https://slack.com/api/chat.postMessage', { channel: list.data.channels[1].id, text: 'Deploy finished' }, { headers: { Authorization: 'Bearer <token>' } });\n}\nmain().then(() => {\n});";
+    const backend = backendWriting(() => rewritten, seen);
+    const { runId } = await executeRun({ store, backend, executor, samples: [multi], specs: new Map([['slack', spec]]), plan: { mode: 'full', promptStyle: 'chat', n: 1, seed: 1, settings: {}, manifest: {}, dataset: 'd' } });
+    expect(seen[0]!.setup.starter.endsWith('(async () => {\n')).toBe(true);
+    const output = store.getRun(runId)!.samples[0]!;
+    expect(output.verdict as Verdict).toMatchObject({ sample_verdict: 'correct', steps_correct: 2, carried_correct: 1 });
+    store.close();
+  });
+
   it('repairs a multi-step program with findings that name the step', async () => {
     const store = openStore();
     const seen: CompletionPrompt[] = [];
