@@ -4,6 +4,7 @@ import { parseDataset } from '../main/dataset/index.js';
 import { cachedTestModel, describeRuntime, loadRuntime, localBackend, physicalCores, type Generation, type GenerationBackend, type Runtime, type TestModelShape } from '../main/generation/index.js';
 import type { ApiSpec } from '../main/openapi/index.js';
 import { completionPrompt, type CompletionPrompt } from '../main/prompt/index.js';
+import { constrainerFor } from '../main/runner/index.js';
 import { fmt } from './stats.js';
 
 interface Job {
@@ -59,7 +60,7 @@ async function drain(backend: GenerationBackend, jobs: readonly Job[]): Promise<
 async function benchModel(label: string, runtime: Runtime, specs: ReadonlyMap<string, ApiSpec>, jobs: readonly Job[], maxTokens: number): Promise<void> {
   const sampling = { temperature: 0, topK: 40, topP: 0.95, maxTokens, contextSize: 512, stepDeadlineMs: 60_000 };
   const free = await localBackend(runtime, { ...sampling, parallel: 1 });
-  const constrained = await localBackend(runtime, { ...sampling, parallel: 1, constrainBy: specs });
+  const constrained = await localBackend(runtime, { ...sampling, parallel: 1, constrainBy: constrainerFor(specs) });
   // Warm-up, not measured: the first samples of an API build its constraint's per-class exit tables once.
   for (const job of jobs.slice(0, 4)) {
     await free.slot(0).generate({ prompt: job.prompt, api: job.api, seed: 1 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readAhead, restoreTokenIndex, serializeTokenIndex, tokenIndex, tokenIndexKey, type IndexSource, type TokenIndex } from './tokens.js';
-import type { Vocabulary } from './vocabulary.js';
+import type { Vocabulary } from '../gguf/index.js';
 
 /** How a vocabulary's token index came to be (see preparedTokenIndex), for a log line. */
 export interface Prepared {

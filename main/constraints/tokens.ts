@@ -3,7 +3,7 @@ import { allClasses, type AsciiSet, type CharClass, type WsFrame } from './frame
 import type { ConstraintMatcher, StateKey } from './matcher.js';
 import { StateTable } from './stateTable.js';
 import { finish, isUnfinished, piecesOf, rangeOf, sequenceLength, someCodePoint, type Piece } from './utf8.js';
-import type { Vocabulary } from './vocabulary.js';
+import type { Vocabulary } from '../gguf/index.js';
 
 /**
  * Characters as small integers: ASCII as its code, every other character (a code point, as the

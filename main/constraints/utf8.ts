@@ -1,4 +1,4 @@
-import { tokenBytes, type Vocabulary } from './vocabulary.js';
+import { tokenBytes, type Vocabulary } from '../gguf/index.js';
 
 /**
  * A token whose bytes are not whole UTF-8 text (see Vocabulary.text), read as UTF-8 that may

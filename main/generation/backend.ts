@@ -1,4 +1,4 @@
-import type { CompletionPrompt } from '../prompt/index.js';
+import type { CompletionPrompt } from '../api/prompt.js';
 
 /** What a run needs from wherever the model lives: completions, one slot per parallel sequence. */
 export interface GenerationBackend extends AsyncDisposable {

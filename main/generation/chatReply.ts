@@ -1,4 +1,4 @@
-import { REPLY_FENCE, type CompletionPrompt } from '../prompt/index.js';
+import { REPLY_FENCE, type CompletionPrompt } from '../api/prompt.js';
 
 /** How the code that completes the starter was taken from a chat reply (recorded with the output). */
 export type ReplyRule = 'prefill' | 'fence+starter' | 'fence+last-line' | 'reply+starter' | 'reply+last-line' | 'unaligned';

@@ -1,5 +1,5 @@
 import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
-import type { TokenConstraint } from '../constraints/index.js';
+import type { DecodingConstraint } from './constrainer.js';
 import type { Decoder, Position } from './decoder.js';
 import type { Generation, Intervention, StopReason } from './backend.js';
 
@@ -23,7 +23,7 @@ export interface GenerationOptions {
    * names it declared since (`const r0 = await axios...`) are then in scope for later calls.
    */
   readonly everyCall?: {
-    readonly constraintAfter?: (text: string) => TokenConstraint;
+    readonly constraintAfter?: (text: string) => DecodingConstraint;
     /**
      * The text cut back to the last point between calls where the program parses (the text
      * itself when it does). Under a constraint the calls are held to the spec but the code
@@ -84,7 +84,7 @@ export async function generate(
   decoder: Decoder,
   prompt: readonly Token[],
   options: GenerationOptions,
-  constraint?: TokenConstraint,
+  constraint?: DecodingConstraint,
 ): Promise<Generation> {
   const started = performance.now();
   // Keep what the sequence holds of this prompt; the last prompt token is always evaluated again, for its logits.

@@ -9,3 +9,4 @@ export { remoteBackend, type RemoteOptions } from './remote.js';
 export { cachedSha256, fileStamp, type FileStamp, type HashStore } from './hashCache.js';
 export { inspectModel, isGgufFile, parametersLabel, type MemoryState, type ModelFitEstimate, type ModelMetadata } from './modelInfo.js';
 export { downloadModelFile, isResumable, sourceFileName, type DownloadOptions, type DownloadState } from './download.js';
+export type { ConstrainedSetup, Constrainer, DecodingConstraint, SequenceConstraints } from './constrainer.js';

@@ -1,9 +1,7 @@
-import { ConstraintMatcher, exportGbnf, namesInScope } from '../constraints/index.js';
-import type { ApiSpec } from '../openapi/index.js';
-import type { Setup } from '../api/setup.js';
-import { chatMessages, type CompletionPrompt } from '../prompt/index.js';
 import type { Generation, GenerationBackend, Intervention, ProviderCall, SamplingOptions, SlotGenerator } from './backend.js';
 import { alignReply } from './chatReply.js';
+import type { Constrainer } from './constrainer.js';
+import type { Setup } from '../api/setup.js';
 import { checkUsage, FatalProviderError, UnusableAnswerError } from '../providers/http.js';
 import { costOf, type Price } from '../providers/prices.js';
 import type { ModelProvider, ProviderPrompt } from '../providers/types.js';
@@ -13,8 +11,8 @@ export interface ProviderBackendOptions extends SamplingOptions {
   readonly promptStyle?: 'completion' | 'chat';
   /** Sent where the provider takes a seed: the run's per-output seed. */
   readonly seeded?: boolean;
-  /** Constrain by each API's exported GBNF (providers whose constraints are 'grammar'). */
-  readonly constrainBy?: ReadonlyMap<string, ApiSpec>;
+  /** Constrain by each API's exported GBNF (providers whose constraints are 'grammar'): the runner's constrainerFor of the run's specs. */
+  readonly constrainBy?: Constrainer;
   /** The run's cancel: every request in flight is aborted with it. */
   readonly signal?: AbortSignal;
   /** A bad key, spent quota or the spending cap: the run must stop (the caller aborts it and ends it failed with this line). */
@@ -51,17 +49,6 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
   if (style === 'completion' && !provider.capabilities.completion) throw new FatalProviderError(`${provider.name} takes chat prompts only: use --chat`);
   if (options.constrainBy && provider.capabilities.constraints !== 'grammar') throw new FatalProviderError(`${provider.name} cannot be constrained (no logits, no grammar): run it unconstrained`);
   const signal = options.signal ?? new AbortController().signal;
-  // Per API and the names in scope at the call (a real-world sample's enclosing scopes and definitions).
-  const grammars = new Map<string, string>();
-  const grammarFor = (api: string, setup: Setup): string | undefined => {
-    const spec = options.constrainBy?.get(api);
-    if (!spec) return undefined;
-    const names = namesInScope(setup);
-    const key = `${api}\0${names.join(',')}`;
-    let g = grammars.get(key);
-    if (!g) grammars.set(key, (g = exportGbnf(spec, names)));
-    return g;
-  };
   let spent = 0;
   let priced = options.price !== undefined;
   const totals = { outputs: 0, inputTokens: 0, outputTokens: 0 };
@@ -100,10 +87,10 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
   const slot: SlotGenerator = {
     async generate({ prompt, api, seed }): Promise<Generation> {
       if (stopped) fatal(stopped);
-      const grammar = options.constrainBy ? grammarFor(api, prompt.setup) : undefined;
-      if (options.constrainBy && !grammar) throw new Error(`no spec to constrain ${api} by`);
+      // Per API and the names in scope at the call (a real-world sample's enclosing scopes and definitions).
+      const grammar = options.constrainBy?.grammar(api, prompt.setup);
       const prefill = style === 'chat' && provider.capabilities.prefill && prompt.replyPrefix !== undefined;
-      const request: ProviderPrompt = style === 'completion' ? { kind: 'completion', text: prompt.text } : { kind: 'chat', messages: chatMessages(prompt), ...(prefill ? { prefill: prompt.replyPrefix } : {}) };
+      const request: ProviderPrompt = style === 'completion' ? { kind: 'completion', text: prompt.text } : { kind: 'chat', messages: prompt.messages, ...(prefill ? { prefill: prompt.replyPrefix } : {}) };
       const started = performance.now();
       let output;
       try {
@@ -140,8 +127,7 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
       if (output.modelVersion) versions.add(output.modelVersion);
       if (output.server) servers[output.server] = (servers[output.server] ?? 0) + 1;
       const aligned = style === 'chat' ? alignReply(prompt, output.text, prefill) : { text: output.text, rule: undefined };
-      const spec = options.constrainBy?.get(api);
-      const closed = spec && style === 'completion' ? closeInvocation(spec, prompt, aligned.text, usage.outputTokens) : undefined;
+      const closed = options.constrainBy && style === 'completion' ? closeInvocation(options.constrainBy, api, prompt.setup, aligned.text, usage.outputTokens) : undefined;
       const call: ProviderCall = {
         provider: provider.name,
         model: provider.model,
@@ -203,11 +189,9 @@ export function providerBackend(provider: ModelProvider, options: ProviderBacken
  * invocation is closed by the shortest legal completion, as the local backend does at its limit;
  * the grammar kept every token legal, so the code then runs. Undefined where nothing is open, or
  * where the text left the workbench's language (the GBNF is a relaxation of it: the score says).
+ * From the call on, with the names in scope there, as the local decoder's constraint.
  */
-export function closeInvocation(spec: ApiSpec, prompt: CompletionPrompt, text: string, step: number): Extract<Intervention, { kind: 'closed' }> | undefined {
-  // From the call on, with the names in scope there (as the local decoder's constraint; see constraintAtCall).
-  const { matcher, fed } = ConstraintMatcher.forSetup(spec, prompt.setup);
-  if (!fed.ok || !matcher.feed(text).ok || matcher.isComplete()) return undefined;
-  const closing = matcher.completion();
+function closeInvocation(constrainBy: Constrainer, api: string, setup: Setup, text: string, step: number): Extract<Intervention, { kind: 'closed' }> | undefined {
+  const closing = constrainBy.closing(api, setup, text);
   return closing ? { kind: 'closed', step, text: closing } : undefined;
 }

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { DEMO_SPECS } from '../../test/support/paths.js';
 import { completionPrompt } from '../prompt/index.js';
+import { constrainerFor } from '../runner/index.js';
 import { remoteBackend } from './remote.js';
 
 let spec: ApiSpec;
@@ -18,7 +19,7 @@ const prompt = completionPrompt({ api: 'harbor', task: 'task', config: { method:
 
 describe('remote backend, constrained', () => {
   it('closes an invocation the token limit cut, as the local backend does, and records it', async () => {
-    const backend = remoteBackend({ url: 'http://x', model: 'm', parallel: 1, temperature: 1, topK: 0, topP: 1, maxTokens: 9, constrainBy: new Map([['harbor', spec]]), fetch: answering("get('https://api.harbor.example/v2/shipments', { params: { limit: 2") });
+    const backend = remoteBackend({ url: 'http://x', model: 'm', parallel: 1, temperature: 1, topK: 0, topP: 1, maxTokens: 9, constrainBy: constrainerFor(new Map([['harbor', spec]])), fetch: answering("get('https://api.harbor.example/v2/shipments', { params: { limit: 2") });
     const g = await backend.slot(0).generate({ prompt, api: 'harbor', seed: 1 });
     expect(g.text).toBe("get('https://api.harbor.example/v2/shipments', { params: { limit: 2}});");
     expect(g.interventions).toEqual([{ kind: 'closed', step: 9, text: '}});' }]);
@@ -28,7 +29,7 @@ describe('remote backend, constrained', () => {
   it('leaves a complete invocation, and text outside the language, as they are', async () => {
     const done = "get('https://api.harbor.example/v2/me');\nconsole.log(1);";
     for (const text of [done, "fetch('https://elsewhere.example/x'"]) {
-      const backend = remoteBackend({ url: 'http://x', model: 'm', parallel: 1, temperature: 1, topK: 0, topP: 1, maxTokens: 9, constrainBy: new Map([['harbor', spec]]), fetch: answering(text) });
+      const backend = remoteBackend({ url: 'http://x', model: 'm', parallel: 1, temperature: 1, topK: 0, topP: 1, maxTokens: 9, constrainBy: constrainerFor(new Map([['harbor', spec]])), fetch: answering(text) });
       const g = await backend.slot(0).generate({ prompt, api: 'harbor', seed: 1 });
       expect(g.text).toBe(text);
       expect(g.interventions).toEqual([]);

@@ -1,5 +1,5 @@
-import type { ApiSpec } from '../openapi/index.js';
 import type { GenerationBackend, SamplingOptions } from './backend.js';
+import type { Constrainer } from './constrainer.js';
 import { providerBackend, type ProviderTotals } from './providerBackend.js';
 import { openAiCompatible, type ServerEngine } from '../providers/openaiCompatible.js';
 
@@ -9,7 +9,7 @@ export interface RemoteOptions extends SamplingOptions {
   readonly model: string;
   readonly parallel: number;
   /** Constrain by each API's exported GBNF, sent in the engine's field (llama-server `grammar`, vLLM `structured_outputs`). */
-  readonly constrainBy?: ReadonlyMap<string, ApiSpec>;
+  readonly constrainBy?: Constrainer;
   /** A key for a server behind auth (Bearer), sent only to this URL's origin. */
   readonly apiKey?: string;
   readonly engine?: ServerEngine;

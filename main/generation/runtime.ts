@@ -5,8 +5,8 @@ import path from 'node:path';
 import { GgufFileType, type Llama, type LlamaModel, type Token } from 'node-llama-cpp';
 import { loadGguf, openLlama } from '../providers/local.js';
 import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU } from '../api/constants.js';
-import { preparedTokenIndex, reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../constraints/index.js';
-import { cacheDir, nodeLlamaCppRoot } from './vocabularies.js';
+import { reconcileVocabulary, vocabularyFromGguf, type Vocabulary } from '../gguf/index.js';
+import { nodeLlamaCppRoot } from './vocabularies.js';
 
 export type GpuChoice = 'auto' | 'cpu';
 
@@ -37,7 +37,8 @@ export interface Runtime {
   readonly info: RuntimeInfo;
   /**
    * The model's vocabulary from its GGUF metadata, reconciled with how llama.cpp treats each token;
-   * read on first use and shared by every backend on this model (constraints index it once).
+   * read on first use and shared by every backend on this model (a constrained run's constrainer
+   * prepares its token index once: main/runner/constrainer.ts).
    */
   vocabulary(): Vocabulary;
   dispose(): Promise<void>;
@@ -149,8 +150,6 @@ export async function loadRuntime(modelFile: string, options: { gpu?: GpuChoice;
     vocabulary: () => {
       if (vocabulary) return vocabulary;
       vocabulary = reconcileVocabulary(vocabularyFromGguf(modelFile), { isControl: (id) => model.isSpecialToken(id as Token), isEndOfGeneration: (id) => model.isEogToken(id as Token) });
-      // Its token index read back when a process kept it (preparing it takes a second or more); a cache that fails only costs that.
-      preparedTokenIndex(vocabulary, cacheDir('vocab'));
       return vocabulary;
     },
     async dispose() {

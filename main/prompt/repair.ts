@@ -1,4 +1,4 @@
-import { REPLY_FENCE, type CompletionPrompt, type RepairTurn } from './template.js';
+import { REPLY_FENCE, type CompletionPrompt, type PromptMessage, type RepairTurn } from '../api/prompt.js';
 
 /** The user's follow-up in a chat: the checker's findings, then the ask for a corrected program. */
 export function repairMessage(feedback: readonly string[]): string {
@@ -17,7 +17,7 @@ export function repairMessage(feedback: readonly string[]): string {
  */
 export function repairPrompt(prompt: CompletionPrompt, turns: readonly RepairTurn[]): CompletionPrompt {
   if (turns.length === 0) return prompt;
-  if (prompt.replyPrefix !== undefined) return { ...prompt, followUps: turns };
+  if (prompt.replyPrefix !== undefined) return withMessages({ ...prompt, followUps: turns });
   const at = prompt.text.lastIndexOf(prompt.starter);
   if (at < 0) throw new Error('bug: a completion prompt ends with its starter');
   const comments = turns
@@ -31,14 +31,17 @@ export function repairPrompt(prompt: CompletionPrompt, turns: readonly RepairTur
       ].join('\n'),
     )
     .join('\n');
-  return { ...prompt, text: `${prompt.text.slice(0, at)}${comments}\n// Corrected attempt:\n${prompt.text.slice(at)}` };
+  return withMessages({ ...prompt, text: `${prompt.text.slice(0, at)}${comments}\n// Corrected attempt:\n${prompt.text.slice(at)}` });
 }
 
 /** The conversation of a chat prompt: its message, then (repair setting) each earlier program and the checker's follow-up. */
-export const chatMessages = (prompt: CompletionPrompt): { readonly role: 'user' | 'assistant'; readonly content: string }[] => [
+export const chatMessages = (prompt: Pick<CompletionPrompt, 'text' | 'followUps'>): PromptMessage[] => [
   { role: 'user', content: prompt.text },
   ...(prompt.followUps ?? []).flatMap((turn) => [
     { role: 'assistant' as const, content: `${REPLY_FENCE}javascript\n${turn.code}\n${REPLY_FENCE}` },
     { role: 'user' as const, content: repairMessage(turn.feedback) },
   ]),
 ];
+
+/** A prompt with the conversation a chat model is sent (CompletionPrompt.messages): built wherever a prompt is, from its text and follow-ups. */
+export const withMessages = (prompt: Omit<CompletionPrompt, 'messages'>): CompletionPrompt => ({ ...prompt, messages: chatMessages(prompt) });

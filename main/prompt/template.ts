@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { RequestConfig } from '../api/schemas.js';
+import { REPLY_FENCE, type CompletionPrompt } from '../api/prompt.js';
 import type { CompletionMode, PromptStyle, Setup } from '../api/setup.js';
+import { withMessages } from './repair.js';
 import { setupFor, type SetupSample } from './setup.js';
+
+export { REPLY_FENCE, type CompletionPrompt, type RepairTurn } from '../api/prompt.js';
 
 /**
  * The completion-mode prompt for base models: a fixed instruction (identical for every sample,
@@ -44,36 +48,6 @@ Your next task is about the {api} API. Complete the following code snippet{extra
 /** Identifies the templates in a run's manifest: a changed template is a different experiment. */
 export const PROMPT_TEMPLATE_HASH = createHash('sha256').update(PROMPT_TEMPLATE).update('\0').update(CHAT_TEMPLATE).digest('hex').slice(0, 16);
 
-/**
- * One earlier round of the repair setting: the program the model wrote (starter + its completion)
- * and what the spec checker said about it. The feedback is built from the API's description and
- * the program alone, never from the expected request (main/runner/repair.ts). Here, beside the
- * prompt that carries it as follow-ups, so repair.ts reads the prompt and not the other way round.
- */
-export interface RepairTurn {
-  readonly code: string;
-  readonly feedback: readonly string[];
-}
-
-export interface CompletionPrompt {
-  /** The sample's setup: the starter, where the call starts, names and definitions in scope, client. */
-  readonly setup: Setup;
-  /** Completion mode: the whole prompt the model continues. Chat mode: the user's message. */
-  readonly text: string;
-  /** The starter code the model continues; the code scored is starter + what the model wrote. */
-  readonly starter: string;
-  /**
-   * Chat mode only: the start of the model's own reply (a code fence and the starter), so a chat
-   * model continues the starter inside its reply, in the same two setups as a base model.
-   */
-  readonly replyPrefix?: string;
-  /**
-   * Chat mode, repair setting only: the earlier rounds of this sample, each the model's program and
-   * the spec checker's findings, sent as the conversation's later turns (see repair.ts).
-   */
-  readonly followUps?: readonly RepairTurn[];
-}
-
 /** A sample as a prompt needs it; `knowledge` holds the lines of its knowledge condition (knowledge.ts), if any. */
 export interface PromptSample extends SetupSample {
   readonly api: string;
@@ -90,7 +64,7 @@ export function completionPrompt(sample: PromptSample, setupOrMode: Setup | Comp
   const { starter } = setup;
   // Knowledge goes between the API line and the starter, as comments: the shared head stays first.
   const knowledge = sample.knowledge?.length ? sample.knowledge.map((l) => `// ${l}`.trimEnd()).join('\n') + '\n\n' : '';
-  return { setup, text: PROMPT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => knowledge + starter), starter };
+  return withMessages({ setup, text: PROMPT_TEMPLATE.replace('{api}', () => sample.api).replace('{starter}', () => knowledge + starter), starter });
 }
 
 function splitOnce(text: string, separator: string): [string, string] {
@@ -98,9 +72,6 @@ function splitOnce(text: string, separator: string): [string, string] {
   if (at < 0) throw new Error('bug: the chat template has no code block');
   return [text.slice(0, at), text.slice(at)];
 }
-
-/** Where a chat reply's code block ends. */
-export const REPLY_FENCE = '```';
 
 /**
  * For chat/instruct models: the instruction as the user's message, and the reply opened with a
@@ -116,13 +87,13 @@ export function chatPrompt(sample: PromptSample, setupOrMode: Setup | Completion
       .replace('{api}', () => sample.api)
       .replace('{extra_instructions}', () => ' without any explanations')
       .replace('{starter_code}', () => starter);
-    return { setup, text, starter, replyPrefix };
+    return withMessages({ setup, text, starter, replyPrefix });
   }
   // Knowledge follows the instruction, before the code block; the template (and its hash) stay as they were.
   const knowledge = sample.knowledge?.length ? `\n\nFrom the API's description:\n${sample.knowledge.join('\n')}` : '';
   const [instruction, code] = splitOnce(CHAT_TEMPLATE, '\n\n```javascript\n');
   const text = (instruction + knowledge + code).replace('{api}', () => sample.api).replace('{starter}', () => starter);
-  return { setup, text, starter, replyPrefix };
+  return withMessages({ setup, text, starter, replyPrefix });
 }
 
 export type { PromptStyle };

@@ -1,4 +1,3 @@
-import { parse } from 'acorn';
 import { DEFAULT_CLIENT } from '../api/clients.js';
 import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import type { CompletionMode, HttpClient, Setup } from '../api/setup.js';
@@ -8,6 +7,7 @@ import type { ApiSpec } from '../openapi/index.js';
 import { promptFor, setupFor, setupSampleOf, type PromptStyle } from '../prompt/index.js';
 import { classifyFailure, statisticsPerApi, type Statistics, type Step, type Verdict } from '../scoring/index.js';
 import type { RunSampleRecord, Store, StoredRun } from '../store/index.js';
+import { programParses } from './constrainer.js';
 import { evaluateCode, evaluateStepsCode, stepsOf, type CodeEvaluation } from './evaluate.js';
 import { generateWithRepair } from './repair.js';
 
@@ -75,23 +75,13 @@ export function reportOf(run: Pick<StoredRun, 'samples'>): RunReport {
   return { statistics, per_api: perApi, samples };
 }
 
-/** Whether a program parses as the sandbox runs it (a script: Node's CommonJS module body). */
-function parses(program: string): boolean {
-  try {
-    parse(program, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The program a generation makes: the starter and what the model wrote; a multi-step sample's
  * closed where the model stopped short of closing it (see Setup.steps); and the marker of how a
  * constrained generation failed, where it did.
  */
 export function programOf(starter: string, generation: Pick<Generation, 'text' | 'stop'>, setup: Setup): string {
-  const closing = setup.steps && !parses(starter + generation.text) ? setup.steps.closing : '';
+  const closing = setup.steps && !programParses(starter + generation.text) ? setup.steps.closing : '';
   return starter + generation.text + closing + (generation.stop === 'timeout' ? '\n//timeout' : generation.stop === 'unsatisfiable' ? '\n//unsatisfiable' : '');
 }
 

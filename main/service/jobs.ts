@@ -4,7 +4,7 @@ import { readRunSettings, repairRoundsOf, type RunProgressValue, type RunStatus 
 import { createExecutor } from '../execution/index.js';
 import { loadRuntime, localBackend, remoteBackend, type GenerationBackend, type GpuChoice, type Runtime, type ChatWrapperName } from '../generation/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { executeRun, type RunProgress, type RunSample } from '../runner/index.js';
+import { constrainerFor, executeRun, type RunProgress, type RunSample } from '../runner/index.js';
 import type { Store } from '../store/index.js';
 import type { RunRepository, RunRow } from '../store/runs.js';
 import type { ModelLibrary } from './models.js';
@@ -175,7 +175,8 @@ export class RunJobs {
     const sampling = { temperature: s.temperature, topK: s.topK, topP: s.topP, maxTokens: s.maxTokens };
     // Absent (the default): a local model takes its runtime's (see defaultParallel), a remote server DEFAULT_PARALLEL.
     const parallel = s.parallel ?? undefined;
-    const constrained = s.setting === 'constrained';
+    // The runner's constraints of the run's specs, handed to generation (which imports no other stage).
+    const constrainBy = s.setting === 'constrained' ? constrainerFor(specs) : undefined;
     const chat = s.prompt === 'chat';
     if (run.model?.provider) {
       const stored = run.model.provider;
@@ -194,14 +195,14 @@ export class RunJobs {
         promptStyle: chat ? 'chat' : 'completion',
         signal,
         onFatal,
-        ...(constrained ? { constrainBy: specs } : {}),
+        ...(constrainBy ? { constrainBy } : {}),
         ...(price ? { price } : {}),
         ...(stored.batch ? { batchPrices: true } : {}),
         ...(stored.spendingCapUsd !== undefined ? { spendingCapUsd: stored.spendingCapUsd } : {}),
       });
     }
     if (run.model?.remote) {
-      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel: parallel ?? DEFAULT_PARALLEL, signal, onFatal, ...(this.ctx.providers?.timeoutMs !== undefined ? { timeoutMs: this.ctx.providers.timeoutMs } : {}), ...(constrained ? { constrainBy: specs } : {}) });
+      return remoteBackend({ url: run.model.remote, model: run.model.name, ...sampling, parallel: parallel ?? DEFAULT_PARALLEL, signal, onFatal, ...(this.ctx.providers?.timeoutMs !== undefined ? { timeoutMs: this.ctx.providers.timeoutMs } : {}), ...(constrainBy ? { constrainBy } : {}) });
     }
     const file = run.model?.path;
     if (!file) throw new Error(`run ${run.id} names no model`);
@@ -211,7 +212,7 @@ export class RunJobs {
       ...(parallel !== undefined ? { parallel } : {}),
       contextSize: s.contextSize ?? 1024,
       stepDeadlineMs: this.ctx.stepDeadlineMs ?? 10_000,
-      ...(constrained ? { constrainBy: specs } : {}),
+      ...(constrainBy ? { constrainBy } : {}),
       ...(s.prompt === 'chat' ? { chatWrapper: this.ctx.chatWrapper ?? 'auto' } : {}),
     });
   }

@@ -5,6 +5,7 @@ import type { SampleDraft } from '../../main/dataset/index.js';
 import { cachedTestModel, localBackend, loadRuntime, type BundledVocabulary, type Generation, type Runtime } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
 import { chatPrompt, completionPrompt, type CompletionMode } from '../../main/prompt/index.js';
+import { constrainerFor } from '../../main/runner/index.js';
 import { hasVocabBundle } from '../support/vocab.js';
 import { loadWapiiBench } from '../support/wapiibench.js';
 
@@ -47,7 +48,7 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
       });
 
       it('constrained: every completion, sampled at temperature 1 on two parallel sequences, is a complete legal invocation', async () => {
-        await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 24 });
+        await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: constrainerFor(specs), stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 24 });
         const work = pick();
         const results: { item: (typeof work)[number]; generation: Generation; prompt: string }[] = [];
         // Two slots, each working through its half, as the runner drives them.
@@ -91,7 +92,7 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
       }, 300_000);
 
       it('constrained argument completion at temperature 1: every output parses and runs without naming anything undeclared', async () => {
-        await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 48 });
+        await using backend = await localBackend(runtime, { parallel: 2, contextSize: 512, constrainBy: constrainerFor(specs), stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 48 });
         await using executor = createExecutor({ workers: 1 });
         // 40 samples spread over the dataset (all four APIs).
         const work = Array.from({ length: 40 }, (_, i) => Math.floor((i * samples.length) / 40));
@@ -142,7 +143,7 @@ describe.skipIf(!hasVocabBundle)('local generation on random-weight test models'
 
       it("chat: the prompt goes through the model's chat wrapper, the reply opens with the starter, and constrained replies are legal", async () => {
         await using free = await localBackend(runtime, { parallel: 1, contextSize: 768, stepDeadlineMs: 10_000, temperature: 0, topK: 40, topP: 0.95, maxTokens: 8, chatWrapper: 'chatML' });
-        await using constrained = await localBackend(runtime, { parallel: 1, contextSize: 768, constrainBy: specs, stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 16, chatWrapper: 'chatML' });
+        await using constrained = await localBackend(runtime, { parallel: 1, contextSize: 768, constrainBy: constrainerFor(specs), stepDeadlineMs: 10_000, temperature: 1, topK: 0, topP: 1, maxTokens: 16, chatWrapper: 'chatML' });
         expect(free.manifest).toMatchObject({ chatWrapper: 'ChatML' });
         for (const item of pick().slice(0, 2)) {
           const prompt = chatPrompt(item.sample, item.setup);

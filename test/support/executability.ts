@@ -6,7 +6,7 @@ import { createExecutor } from '../../main/execution/index.js';
 import { cachedTestModel, localBackend, loadRuntime, type BundledVocabulary } from '../../main/generation/index.js';
 import type { ApiSpec } from '../../main/openapi/index.js';
 import type { CompletionMode } from '../../main/prompt/index.js';
-import { executeRun } from '../../main/runner/index.js';
+import { constrainerFor, executeRun } from '../../main/runner/index.js';
 import type { Verdict } from '../../main/scoring/index.js';
 import { Store } from '../../main/store/index.js';
 import { tempDir } from './paths.js';
@@ -63,7 +63,7 @@ export async function constrainedRun(input: {
   const dir = tempDir('wapii-executability-');
   const store = unwrap(Store.open(path.join(dir, 'run.db')));
   try {
-    await using backend = await localBackend(runtime, { parallel: 1, contextSize: 1024, constrainBy: input.specs, stepDeadlineMs: 10_000, maxTokens: input.maxTokens, ...EXECUTABILITY_SAMPLING });
+    await using backend = await localBackend(runtime, { parallel: 1, contextSize: 1024, constrainBy: constrainerFor(input.specs), stepDeadlineMs: 10_000, maxTokens: input.maxTokens, ...EXECUTABILITY_SAMPLING });
     await using executor = createExecutor({ workers: 1, timeoutMs: 1000 });
     const samples = input.indices.map((index) => ({ index, ...pick(input.samples[index]!) }));
     const { runId } = await executeRun({

@@ -1,4 +1,4 @@
-import { readGgufMetadata } from '../gguf/index.js';
+import { readGgufMetadata } from './read.js';
 
 /**
  * A model's vocabulary as the constraints see it: token id → the text it adds. Read from the
