@@ -23,11 +23,12 @@ const ENGINE = ['dataset', 'prompt', 'retrieval', 'constraints', 'generation', '
 /** Import patterns of the given folders of main/ (a file's own folder never appears in its relative imports). */
 const folders = (names, message) => [{ group: names.map((n) => `**/${n}/**`), message }, { group: ['**/api/http*', '**/api/ipc*'], message: 'the engine does not import the transports' }];
 const layer = (files, allowed, patterns = []) => ({ files, rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: libraries(...allowed), patterns }] } });
+const CLI = 'the CLI calls the service (main/api, main/service), not the runner, the store or a stage';
 /** An engine stage reads the domain's types (api/), the spec model (openapi/) and GGUF (gguf/), never another stage. */
 const STAGE = (stage) => folders([...ENGINE.filter((s) => s !== stage), ...UPPER], `an engine stage imports no other stage (the runner composes them): main/${stage}`);
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'scratch/**', 'test-results/**', 'datasets/demo-runs/**' /* model output kept as written, mistakes included */] },
+  { ignores: ['out/**', 'node_modules/**', 'scratch/**', 'test-results/**', 'datasets/demo-runs/**', 'datasets/demo-multistep-runs/**' /* model output kept as written, mistakes included */] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -42,14 +43,20 @@ export default tseslint.config(
   layer(['main/**/*.ts'], []),
   layer(['main/app/**', 'preload/**'], ['electron']),
   layer(['main/store/**'], ['better-sqlite3'], folders(UPPER, 'the store does not import the layers above it')),
+  // The CLI parses, calls the service (the contract's methods, in this process) and prints: no runner,
+  // store or stage of its own. It reads files at the edge (a spec's $refs bundled by openapi/bundle.ts)
+  // and takes its choices from the provider registry; the spec model and the providers are the service's.
+  layer(['main/cli/**'], [], [
+    { group: ENGINE.map((n) => `**/${n}/**`), message: CLI },
+    { regex: '^(\\.\\./)+(openapi/(?!bundle\\.js$)|providers/(?!registry\\.js$)|gguf/)', message: CLI },
+  ]),
   // The foundations: the spec model and GGUF import no stage.
   layer(['main/openapi/**', 'main/gguf/**'], [], folders([...ENGINE, ...UPPER], 'the spec model and GGUF import no stage')),
   ...['dataset', 'prompt', 'retrieval', 'constraints', 'scoring'].map((stage) => layer([`main/${stage}/**`], [], STAGE(stage))),
   layer(['main/execution/**'], ['isolated-vm'], STAGE('execution')),
-  // generation reads the constraint and the prompt types (its local decoder masks tokens by the one,
-  // a grammar server takes the GBNF, a chat template the messages): the runner does not yet hand
-  // them in (issue 35, left); it imports no other stage.
-  layer(['main/generation/**'], ['node-llama-cpp'], folders([...ENGINE.filter((s) => !['generation', 'constraints', 'prompt'].includes(s)), ...UPPER], 'generation imports no stage but the constraint and the prompt (issue 35)')),
+  // generation reads the prompt from the contract (main/api/prompt.ts) and is handed its constraints
+  // by the runner (a Constrainer: main/runner/constrainer.ts), so it too imports no other stage.
+  layer(['main/generation/**'], ['node-llama-cpp'], STAGE('generation')),
   layer(['main/synthesis/**'], [], folders(UPPER, 'synthesis does not import the layers above it')),
   // The provider wing: every caller of a model (runs, synthesis, New run's list) goes through it; it imports no stage.
   layer(['main/providers/**'], ['openai', '@anthropic-ai/sdk', '@google/genai'], folders([...ENGINE, ...UPPER], 'the provider wing imports no stage and no layer above it')),
@@ -65,7 +72,7 @@ export default tseslint.config(
           paths: libraries(),
           patterns: [
             {
-              regex: '^(\\.\\./)+main/(?!api/(contract|schemas|constants|fetchClient)\\.js$)',
+              regex: '^(\\.\\./)+main/(?!api/(contract|schemas|constants|fetchClient|stepEdits)\\.js$)',
               message: 'the renderer reaches the engine only through the contract (main/api)',
             },
             { regex: '^(\\.\\./)+main/api/(contract|schemas)\\.js$', allowTypeImports: true, message: 'import only types from the contract (import type)' },

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { DEFAULT_CLIENT, HTTP_CLIENTS } from './clients.js';
 import type { MethodName } from './constants.js';
 import { CoverageSchema } from './coverage.js';
-import { ChecklistSchema, ReviewAidSchema } from './review.js';
+import { ConstraintCheckSchema, RecallReportSchema, SpecDeriveSchema, SpecDiffSchema, SpecRecheckSchema } from './fileTools.js';
+import { CodeScoresSchema, RunReportResultSchema, SubsetSchema } from './reports.js';
+import { ChecklistSchema, EditedStepsSchema, ReviewAidSchema } from './review.js';
 import { SpecVersionDiffSchema } from './specVersions.js';
 import { ApiKeyStatusSchema, SynthesisJobSchema, SynthesizeInputSchema } from './synthesis.js';
 import {
@@ -40,6 +43,10 @@ export type FileInput = z.infer<typeof FileInputSchema>;
 
 const DatasetRef = z.object({ datasetId: z.number().int() });
 const SampleRef = DatasetRef.extend({ sampleId: z.string().min(1) });
+/** The dataset a file tool reads: a stored one, or a dataset file and its spec files handed by content. */
+export const DatasetSourceSchema = z.union([DatasetRef, z.object({ dataset: FileInputSchema, specs: z.array(FileInputSchema).min(1) })]);
+/** A new version of one API's spec against a dataset's (`api`: default the dataset's only API). */
+const SpecVersionInput = z.object({ source: DatasetSourceSchema, api: z.string().min(1).optional(), spec: FileInputSchema });
 
 export const SampleDetailSchema = z.object({
   sample: SampleSchema,
@@ -95,6 +102,9 @@ export const contract = {
      * `skipMissingSpecs`: import the samples whose API has a spec and leave the others out (default: refuse, one line per API without a spec).
      * `lenientRefs`: import a spec whose `$ref`s point at nothing, each stored as any value (default: refuse it, naming them).
      * `server`: the base URL (http or https) for a spec that declares no server, stored in that spec.
+     * `reuse`: the dataset stored under `name` when it holds the same samples and specs, rather than a
+     * second copy; when it holds others, `<name>-<8 hex digits of the files' sha-256>` likewise; 'conflict'
+     * when both hold others (`wapii run --dataset <file> --specs <dir>`).
      */
     input: z.object({
       name: z.string().min(1).optional(),
@@ -103,6 +113,7 @@ export const contract = {
       skipMissingSpecs: z.boolean().optional(),
       lenientRefs: z.boolean().optional(),
       server: z.string().min(1).max(2048).optional(),
+      reuse: z.boolean().optional(),
     }),
     /**
      * `skipped`: the APIs left out for want of a spec, with their sample counts. `brokenRefs`: with
@@ -135,6 +146,12 @@ export const contract = {
       reviewState: ReviewStateSchema.optional(),
       /** The sample's other fields, whole (a real-world sample's starter_code, definitions, template_url, provenance, ...). */
       fields: SampleFieldsSchema.optional(),
+      /**
+       * A multi-step sample's steps, whole (added, removed, moved or edited; two or more): written
+       * into its fields, its config following the last step's, the steps checked again. Refused on a
+       * single-request sample and beside `config`.
+       */
+      steps: EditedStepsSchema.optional(),
       reason: z.string().min(1),
       /**
        * The id of the sample's newest revision that is not undone, as the editor saw it: the edit
@@ -228,7 +245,14 @@ export const contract = {
     output: CompareResultSchema,
   },
   /** Runs of one dataset and model under different knowledge conditions: correct (t), illegal (e), gain over `none`, failure classes. */
-  compareConditions: { input: z.object({ runIds: z.array(z.number().int()).min(1).max(64) }), output: ConditionComparisonSchema },
+  /**
+   * `specs` and `dataset`: runs made on a dataset file (`wapii score --save`, runs from before files were
+   * stored as datasets) are compared on that file and its spec folder, their outputs classified from them.
+   */
+  compareConditions: {
+    input: z.object({ runIds: z.array(z.number().int()).min(1).max(64), specs: z.array(FileInputSchema).min(1).optional(), dataset: FileInputSchema.optional() }),
+    output: ConditionComparisonSchema,
+  },
   /** Overrides a sample's verdict in a run (null restores the scorer's); history kept, statistics recomputed. */
   overrideVerdict: {
     input: z.object({ runId: z.number().int(), index: z.number().int(), attempt: z.number().int().default(0), verdict: SampleVerdictSchema.nullable(), reason: z.string().min(1) }),
@@ -236,6 +260,56 @@ export const contract = {
   },
   /** csv/json: the samples (reference names); markdown/latex: the headline tables; codes: `NNNN_code.js` per sample. */
   exportRun: { input: z.object({ runId: z.number().int(), format: z.enum(EXPORT_FORMATS) }), output: z.object({ files: z.record(z.string(), z.string()) }) },
+
+  // --- reports (main/service/runReport.ts, scoreFiles.ts, runSubset.ts): what `wapii report`, `score` and `subset` print ---
+  /** A stored run's report from its stored verdicts: statistics, repair rounds, intervals, failure classes (overrides applied), and its tables' numbers. */
+  getRunReport: { input: z.object({ runId: z.number().int() }), output: RunReportResultSchema },
+  /** Scores one program per sample of a dataset file: extract, execute in the sandbox, compare; `save` stores the run ('imported codes'). */
+  scoreCodes: {
+    input: z.object({
+      dataset: FileInputSchema,
+      specs: z.array(FileInputSchema).min(1),
+      /** By the sample's position in the dataset file. */
+      codes: z.array(z.object({ index: z.number().int().min(0), code: z.string() })).min(1),
+      /** Where the codes came from, as messages name it (the CLI: the folder). */
+      codesFrom: z.string().min(1).optional(),
+      api: z.string().min(1).optional(),
+      compat: z.enum(['default', 'reference']).default('default'),
+      client: z.enum(HTTP_CLIENTS).default(DEFAULT_CLIENT),
+      /** Wall-clock limit per program. */
+      timeoutMs: z.number().positive().default(1000),
+      /** Store the scored run, recording the dataset file and the code folder (the CLI: absolute paths). */
+      save: z.object({ dataset: z.string().min(1), codes: z.string().min(1) }).optional(),
+    }),
+    output: CodeScoresSchema,
+  },
+  /** The ground-truth program of every sample of a dataset file (what a perfect model writes), as `NNNN.js` files. */
+  oraclePrograms: {
+    input: z.object({
+      dataset: FileInputSchema,
+      setup: z.enum(['full', 'argument']),
+      quotes: z.enum(['single', 'double', 'backtick']).default('single'),
+      style: z.enum(['then', 'await']).default('then'),
+      client: z.enum(HTTP_CLIENTS).default(DEFAULT_CLIENT),
+    }),
+    output: z.object({ files: z.record(z.string(), z.string()) }),
+  },
+  /** A model-conditional dataset: the samples with no correct output in run `without` and one in run `with` (one dataset file, one model); `dataset` is that file. */
+  deriveSubset: { input: z.object({ without: z.number().int(), with: z.number().int(), dataset: FileInputSchema.optional() }), output: SubsetSchema },
+
+  // --- file tools (main/service/fileTools.ts): a dataset (stored, or files) and specs handed by content; nothing stored ---
+  /** BM25 endpoint retrieval for each sample's task: recall@1/5/10 of the expected endpoint, per API, and each sample's rank. */
+  measureRecall: { input: z.object({ source: DatasetSourceSchema }), output: RecallReportSchema },
+  /** Whether the spec's constraints accept each program (starter code and completion; the task's call is checked). */
+  checkConstraints: { input: z.object({ spec: FileInputSchema, programs: z.array(z.string()).min(1) }), output: z.array(ConstraintCheckSchema) },
+  /** The constraints as a GBNF grammar for llama.cpp; `names`: what the code declares before the call, which values may reference. */
+  exportGbnf: { input: z.object({ spec: FileInputSchema, names: z.array(z.string().min(1)).default([]) }), output: z.object({ grammar: z.string() }) },
+  /** What one version of a spec adds, removes and changes against another. */
+  diffSpecs: { input: z.object({ before: FileInputSchema, after: FileInputSchema }), output: SpecDiffSchema },
+  /** A dataset's samples of one API checked against a new version of its spec: which break, and why, and which it fixes. */
+  recheckSpecVersion: { input: SpecVersionInput, output: SpecRecheckSchema },
+  /** The samples on endpoints a new spec version adds or changes, as a flat WAPIIBench file. */
+  deriveSpecVersion: { input: SpecVersionInput, output: SpecDeriveSchema },
 
   /** A second version of an API's spec against the stored one: added, removed and changed endpoints, samples that break, samples on novel endpoints (nothing stored). */
   diffSpecVersion: { input: DatasetRef.extend({ api: z.string().min(1), spec: FileInputSchema }), output: SpecVersionDiffSchema },

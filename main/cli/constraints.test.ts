@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../test/support/cli.js';
 import { REPO_ROOT, tempDir } from '../../test/support/paths.js';
-import { taskCallStart } from './constraints.js';
+import { taskCallStart } from '../service/fileTools.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 const GITHUB = path.join(FIXTURES, 'realworld', 'specs', 'github_v3.yaml');

@@ -1,28 +1,26 @@
 import { DEFAULT_CLIENT, HTTP_CLIENTS } from '../api/clients.js';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, LOCATION_ROWS, SAMPLING_DEFAULTS } from '../api/constants.js';
+import { DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, HEADLINE, LOCATION_ROWS, SAMPLING_DEFAULTS } from '../api/constants.js';
+import type { Output, WorkbenchApi } from '../api/contract.js';
+import type { Headline } from '../api/reports.js';
 import { unwrap, WapiiError } from '../api/result.js';
-import { BUNDLED_VOCABULARIES, writeTestModel, type BundledVocabulary } from '../generation/index.js';
-import { reportOf, type RunProgress, type RunReport } from '../runner/index.js';
-import { headlineValue, HEADLINE, proportionsOf, type Statistics } from '../scoring/index.js';
-import { localClient, openWorkbench, prepareDataset } from '../service/index.js';
-import { DEFAULT_REPAIR_ROUNDS, type RunDetail } from '../api/evaluation.js';
-import { sha256, type StoredRun } from '../store/index.js';
+import { makeTestModel, TEST_MODEL_VOCABULARIES, type TestModelVocabulary, type Workbench } from '../service/index.js';
+import { DEFAULT_REPAIR_ROUNDS } from '../api/evaluation.js';
 import { readFileInput } from './files.js';
 import { readSpecFolder } from './specFolder.js';
-import { compareSamples, repairJson, runOnStoredDataset } from './runs.js';
+import { compareSamples, runOnStoredDataset } from './runs.js';
 import type { CliIo } from './io.js';
 import { headlineTable, percent } from './scoring.js';
 import { formatTable } from './table.js';
 import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry.js';
+import { noRun, withService, type RunProgress } from './withService.js';
 
 /** The providers `--provider` takes (a local GGUF model is `--model <file.gguf>`). */
 const RUN_PROVIDERS = PROVIDER_NAMES.filter((name) => PROVIDERS[name].modelIs === 'name');
 import { failureTable } from './taxonomy.js';
-import { pairedTable, uncertaintyJson } from './uncertainty.js';
+import { pairedTable } from './uncertainty.js';
 
 const positiveInt = (name: string, value: string, min = 1): number => {
   const n = Number(value);
@@ -44,48 +42,42 @@ export function progressLine(p: RunProgress, width = 24): string {
   return `[${bar}] ${p.done}/${p.total}  correct ${p.correct}${correct}${p.errors ? `  errors ${p.errors}` : ''}  ${p.tokensPerSecond.toFixed(1)} tok/s  ETA ${duration(p.etaSeconds)}`;
 }
 
-/** The per-location argument table of a run. */
-function locationTable(statistics: Statistics): string {
-  const rows = LOCATION_ROWS;
-  const locations = new Set<string>();
-  for (const [, key] of rows) {
-    const v = statistics[key];
-    if (v && typeof v === 'object') for (const loc of Object.keys(v)) locations.add(loc);
-  }
-  const cols = ['all', ...[...locations].filter((l) => l !== 'all').sort()];
-  return formatTable(['arguments (executable samples)', ...cols], rows.map(([label, key]) => [label, ...cols.map((c) => String(headlineValue(statistics, key, c)))]));
+/** The per-location argument table of a run (counts over its executable samples). */
+function locationTable(headline: Headline): string {
+  const cols = headline.locations;
+  return formatTable(['arguments (executable samples)', ...cols.map((c) => c.location)], LOCATION_ROWS.map(([label, key]) => [label, ...cols.map((c) => String(c.values[key] ?? 0))]));
 }
 
-export function reportText(report: RunReport): string {
-  return `${headlineTable(report.statistics, report.per_api)}\n${locationTable(report.statistics)}`;
+export function reportText(headline: Headline): string {
+  return `${headlineTable(headline)}\n${locationTable(headline)}`;
 }
 
-function loadRun(program: Command, ref: string): StoredRun {
-  using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
+/** A stored run's report (the service's getRunReport), or one line naming the runs there are. */
+async function loadReport(client: WorkbenchApi, wb: Workbench, ref: string): Promise<Output<'getRunReport'>> {
   const id = positiveInt('run', ref);
-  const run = wb.store.getRun(id);
-  if (!run) throw new WapiiError('not_found', `no run ${id} in ${wb.dbPath} (have: ${wb.store.listRuns().map((r) => r.id).join(', ') || 'none'})`);
-  return run;
+  try {
+    return await client.getRunReport({ runId: id });
+  } catch (error) {
+    if (error instanceof WapiiError && error.code === 'not_found') throw await noRun(client, wb, String(id), false);
+    throw error;
+  }
 }
 
 export function registerGenerationCommands(program: Command, io: CliIo): void {
   program
     .command('make-test-model')
     .description('write a random-weight GGUF model on a real tokenizer (from node-llama-cpp\'s llama.cpp source), for tests and benchmarks')
-    .addOption(new Option('--vocab <name>', 'tokenizer').choices([...BUNDLED_VOCABULARIES]).makeOptionMandatory())
+    .addOption(new Option('--vocab <name>', 'tokenizer').choices([...TEST_MODEL_VOCABULARIES]).makeOptionMandatory())
     .requiredOption('--out <file.gguf>', 'where to write the model')
     .option('--layers <n>', 'transformer blocks', '2')
     .option('--dim <n>', 'embedding width (a multiple of 32)', '64')
     .option('--seed <n>', 'seed of the weights', '1')
     .addOption(new Option('--weights <type>', 'how the matrices are stored').choices(['f16', 'q8_0']).default('f16'))
-    .action((opts: { vocab: BundledVocabulary; out: string; layers: string; dim: string; seed: string; weights: 'f16' | 'q8_0' }) => {
+    .action((opts: { vocab: TestModelVocabulary; out: string; layers: string; dim: string; seed: string; weights: 'f16' | 'q8_0' }) => {
       const shape = { layers: positiveInt('--layers', opts.layers), dim: positiveInt('--dim', opts.dim, 32), seed: positiveInt('--seed', opts.seed, 0), weights: opts.weights };
-      try {
-        writeTestModel(opts.vocab, opts.out, shape);
-      } catch (error) {
-        throw new WapiiError('bad_input', (error as Error).message);
-      }
-      io.stdout(`wrote ${opts.out} (${(fs.statSync(opts.out).size / 2 ** 20).toFixed(1)} MiB): ${opts.vocab} tokenizer, ${shape.layers} layers × ${shape.dim}, ${shape.weights} weights, seed ${shape.seed}\n`);
+      // Not a contract method (main/service/testModels.ts says why): the service's function, in this process.
+      const { sizeBytes } = makeTestModel(opts.vocab, opts.out, shape);
+      io.stdout(`wrote ${opts.out} (${(sizeBytes / 2 ** 20).toFixed(1)} MiB): ${opts.vocab} tokenizer, ${shape.layers} layers × ${shape.dim}, ${shape.weights} weights, seed ${shape.seed}\n`);
     });
 
   program
@@ -145,16 +137,15 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .argument('<run>', 'run number')
     .option('--json', 'print {statistics, per_api, samples} as `wapii score --json` does, plus failures: {counts, per_api, unclassified} and, for a repair run, repair: {<sample>: {rounds_used, rounds: [{round, sample_verdict, error_verdict, feedback, tokens}]}}')
     .action(async (ref: string, opts: { json?: boolean }) => {
-      const run = loadRun(program, ref);
-      const report = reportOf(run);
-      const failures = await runFailureCounts(program, run.id);
+      const { run, report, headline } = await withService(program.opts<{ db?: string }>().db, (client, wb) => loadReport(client, wb, ref));
       if (opts.json) {
-        io.stdout(JSON.stringify({ ...report, ...repairJson(run), ...uncertaintyJson(report), ...(failures ? { failures } : {}) }, null, 2) + '\n');
+        io.stdout(JSON.stringify(report, null, 2) + '\n');
         return;
       }
-      io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.samples.length} outputs\n${reportText(report)}`);
+      io.stdout(`run ${run.id} (${run.kind}, ${run.status}) — ${run.outputs} outputs\n${reportText(headline)}`);
+      const failures = report.failures;
       if (failures) {
-        io.stdout(`\n${failureTable({ ...failures, samples: {} })}`);
+        io.stdout(`\n${failureTable(failures)}`);
         if (failures.unclassified > 0) io.stdout(`${failures.unclassified} outputs are not classified (stored before failure classes were, without a snapshot of their samples): \`wapii conditions ${run.id} --specs <dir>\` classifies them\n`);
       }
     });
@@ -166,20 +157,21 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     .argument('<runB>')
     .option('--json', 'print {metrics, changed, paired, alignment}: paired[outcome] = {both, a_only, b_only, neither, p_value} (exact McNemar on the samples both runs have)')
     .action(async (a: string, b: string, opts: { json?: boolean }) => {
-      const runA = loadRun(program, a);
-      const runB = loadRun(program, b);
-      const ra = reportOf(runA);
-      const rb = reportOf(runB);
+      const { ra, rb, paired, alignment, changed } = await withService(program.opts<{ db?: string }>().db, async (client, wb) => {
+        const [ra, rb] = [await loadReport(client, wb, a), await loadReport(client, wb, b)];
+        // Samples paired by identity (shared ones only), their changes and tests (exact McNemar), as the Compare page has them.
+        return { ra, rb, ...(await compareSamples(client, ra.run.id, rb.run.id)) };
+      });
+      const [runA, runB] = [ra.run, rb.run];
+      const [ca, cb] = [ra.headline.columns[0]!, rb.headline.columns[0]!];
       const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
-        const va = headlineValue(ra.statistics, key);
-        const vb = headlineValue(rb.statistics, key);
+        const va = ca.values[key] ?? 0;
+        const vb = cb.values[key] ?? 0;
         // A rate with no denominator is undefined (the reference's 0 is kept under its name); its delta is null.
-        const oa = proportionsOf(ra.statistics)[key];
-        const ob = proportionsOf(rb.statistics)[key];
+        const oa = ca.of[key];
+        const ob = cb.of[key];
         return { label, key, a: va, b: vb, delta: oa?.n === 0 || ob?.n === 0 ? null : vb - va, ...(oa ? { a_of: oa, b_of: ob } : {}) };
       });
-      // Samples paired by identity (shared ones only), their changes and tests (exact McNemar), as the Compare page has them.
-      const { paired, alignment, changed } = await compareSamples(program, runA.id, runB.id);
       if (opts.json) {
         io.stdout(JSON.stringify({ runs: [runA.id, runB.id], metrics, changed, paired, alignment }, null, 2) + '\n');
         return;
@@ -194,45 +186,23 @@ export function registerGenerationCommands(program: Command, io: CliIo): void {
     });
 }
 
-/** The failure classes of a stored run as the service counts them (overrides applied; older outputs classified and stored on the way). */
-async function runFailureCounts(program: Command, runId: number): Promise<RunDetail['failures']> {
-  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-  try {
-    return (await localClient(wb.service).getRun({ runId })).failures;
-  } finally {
-    await wb.shutdown();
-  }
-}
-
 /**
  * A dataset file and its spec folder, stored as a dataset named after the file (the one stored
- * before when it holds the same samples and specs; else one named with the content's hash), so a
- * file run is planned, queued, resumed and inspected as a stored dataset's is.
+ * before when it holds the same samples and specs; else one named with the content's hash: the
+ * service's importDataset with `reuse`), so a file run is planned, queued, resumed and inspected
+ * as a stored dataset's is.
  */
 async function storeDatasetFile(program: Command, file: string, specsDir: string): Promise<number> {
-  const datasetFile = unwrap(readFileInput(file));
-  const specFiles = unwrap(await readSpecFolder(specsDir));
-  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-  try {
-    // Read once, and only to compare with a dataset already stored under the name: importing reads it itself.
-    let prepared: Awaited<ReturnType<typeof prepareDataset>> | undefined;
-    const same = async (id: number): Promise<boolean> => {
-      prepared ??= await prepareDataset(datasetFile, specFiles);
-      const p = unwrap(prepared);
-      const stored = wb.store.listSamples(id).map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
-      const given = p.samples.map((s) => JSON.stringify([s.api, s.task, s.config, s.fields ?? null]));
-      const apis = wb.store.datasetApis(id);
-      return JSON.stringify(stored) === JSON.stringify(given) && apis.size === p.specs.size && [...p.specs].every(([api, spec]) => apis.get(api) === sha256(spec.file.content));
-    };
-    const base = path.basename(file).replace(/\.json$/i, '') || 'dataset';
-    const hash = sha256(`${datasetFile.content}\0${specFiles.map((f) => `${f.filename}\0${f.content}`).join('\0')}`).slice(0, 8);
-    for (const name of [base, `${base}-${hash}`]) {
-      const existing = wb.store.findDataset(name);
-      if (!existing) return (await localClient(wb.service).importDataset({ name, dataset: datasetFile, specs: specFiles })).id;
-      if (await same(existing.id)) return existing.id;
+  const dataset = unwrap(readFileInput(file));
+  const specs = unwrap(await readSpecFolder(specsDir));
+  const name = path.basename(file).replace(/\.json$/i, '') || 'dataset';
+  return withService(program.opts<{ db?: string }>().db, async (client) => {
+    try {
+      return (await client.importDataset({ name, dataset, specs, reuse: true })).id;
+    } catch (error) {
+      // The service names the file by its name; the command line by the path given, and how to import it under another name.
+      if (error instanceof WapiiError && error.code === 'conflict') throw new WapiiError('conflict', `${error.message.replace(` than ${dataset.filename};`, ` than ${file};`)} (\`wapii import ${file} --specs ${specsDir} --name <name>\`)`);
+      throw error;
     }
-    throw new WapiiError('conflict', `datasets "${base}" and "${base}-${hash}" are stored with other samples or specs than ${file}; import it under another name (\`wapii import ${file} --specs ${specsDir} --name <name>\`)`);
-  } finally {
-    await wb.shutdown();
-  }
+  });
 }

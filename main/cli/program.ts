@@ -20,6 +20,7 @@ import { registerSubsetCommands } from './subsets.js';
 import { registerSynthesisCommands } from './synthesis.js';
 import { formatTable } from './table.js';
 import type { CliIo } from './io.js';
+import { findStoredDataset } from './withService.js';
 
 /** The repository (or packaged app) root: holds `specs/`, `datasets/` and `out/renderer`. */
 export const APP_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -66,13 +67,13 @@ export function buildProgram(io: CliIo): Command {
   let workbench: Workbench | undefined;
   const open = (): Workbench => (workbench ??= openWorkbench({ db: program.opts<{ db?: string }>().db }));
   program.hook('postAction', () => {
-    workbench?.store.close();
+    workbench?.[Symbol.dispose]();
     workbench = undefined;
   });
-  const findDataset = (wb: Workbench, ref: string | undefined): DatasetSummary => {
-    const all = wb.store.listDatasets();
+  const findDataset = async (wb: Workbench, ref: string | undefined): Promise<DatasetSummary> => {
+    const all = await localClient(wb.service).listDatasets({});
     if (all.length === 0) throw new WapiiError('not_found', 'the database holds no dataset yet: import one with `wapii import <file> --specs <dir>`');
-    const found = ref === undefined ? all[all.length - 1] : wb.store.findDataset(ref);
+    const found = ref === undefined ? all[all.length - 1] : findStoredDataset(all, ref);
     if (!found) throw new WapiiError('not_found', `no dataset named or numbered "${ref}" (have: ${all.map((d) => `${d.id} "${d.name}"`).join(', ')})`);
     return found;
   };
@@ -121,7 +122,7 @@ export function buildProgram(io: CliIo): Command {
         return;
       }
       const wb = open();
-      const dataset = findDataset(wb, ref);
+      const dataset = await findDataset(wb, ref);
       const samples = await localClient(wb.service).listSamples({ datasetId: dataset.id });
       if (!opts.json) io.stderr(`checking ${describeDataset(dataset)}\n`);
       const checked = samples.map((s) => ({ index: s.position, api: s.api, id: s.id, findings: s.findings }));
@@ -137,7 +138,7 @@ export function buildProgram(io: CliIo): Command {
     .option('--review <states>', `only samples in these review states, comma-separated (${REVIEW_STATES.join(', ')})`)
     .action(async (ref: string, opts: { out: string; format: 'flat' | 'per-api'; review?: string }) => {
       const wb = open();
-      const dataset = findDataset(wb, ref);
+      const dataset = await findDataset(wb, ref);
       const reviewStates = opts.review === undefined ? undefined : parseReviewStates(opts.review);
       const { files, checks } = await localClient(wb.service).exportDataset({ datasetId: dataset.id, format: opts.format, ...(reviewStates ? { reviewStates } : {}) });
       const written = unwrap(writeFiles(opts.out, files));
@@ -166,7 +167,7 @@ export function buildProgram(io: CliIo): Command {
         else io.stdout(formatTable(['id', 'name', 'samples', 'flagged', 'APIs', 'created'], datasets.map((d) => [d.id, d.name, d.sampleCount, d.flaggedCount, d.apis.map((a) => a.api).join(' '), d.createdAt.slice(0, 19)])));
         return;
       }
-      const dataset = findDataset(wb, ref);
+      const dataset = await findDataset(wb, ref);
       const filter = {
         ...(opts.api ? { api: opts.api } : {}),
         ...(opts.method ? { method: opts.method } : {}),

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
+import type { RecallReport } from '../api/fileTools.js';
 import { WapiiError } from '../api/result.js';
-import { measureRecall, type Recall, type RecallReport } from '../retrieval/index.js';
-import { loadDatasetInput } from './datasetInput.js';
+import { datasetSource, isDatasetFile } from './datasetInput.js';
 import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
 import { formatTable } from './table.js';
+import { withService } from './withService.js';
+
+type Recall = RecallReport['recall'];
 
 export function retrievalJson(report: RecallReport): unknown {
   return { recall: report.recall, per_api: report.per_api, samples: report.samples };
@@ -32,8 +35,8 @@ export function registerRetrievalCommands(program: Command, io: CliIo): void {
     .action(async (opts: { dataset: string; specs?: string; k: string; json?: boolean }) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k < 1) throw new WapiiError('bad_input', `-k must be a positive integer, not "${opts.k}"`);
-      const input = await loadDatasetInput(opts.dataset, opts.specs, program.opts<{ db?: string }>().db);
-      const report = measureRecall(input.samples, input.specs);
+      const db = isDatasetFile(opts.dataset) ? null : program.opts<{ db?: string }>().db;
+      const report = await withService(db, async (client) => client.measureRecall({ source: await datasetSource(opts.dataset, opts.specs, client) }));
       io.stdout(opts.json ? JSON.stringify(retrievalJson(report), null, 2) + '\n' : recallText(report, k));
     });
 }

@@ -1,19 +1,16 @@
 import { clientField, clientOf } from '../api/clients.js';
 import type { Command } from 'commander';
-import { readRunSettings, RepairRoundSchema, type CompareResult, type ProviderModelSchema, type RunDetail, type StartRunInputSchema } from '../api/evaluation.js';
+import type { WorkbenchApi } from '../api/contract.js';
+import { readRunSettings, type CompareResult, type ProviderModelSchema, type StartRunInputSchema } from '../api/evaluation.js';
+import type { Headline, RunReport } from '../api/reports.js';
 import { WapiiError } from '../api/result.js';
-import type { ChatWrapperName, GpuChoice } from '../generation/index.js';
-import { reportOf, type RunProgress } from '../runner/index.js';
 import { localClient, openWorkbench } from '../service/index.js';
 import { conditionsOf, emptySubsetMessage, selectSubset } from '../service/runPlan.js';
-import { z } from 'zod';
-import type { CompletionMode } from '../prompt/index.js';
+import type { z } from 'zod';
 import type { CliIo } from './io.js';
 import { percent } from './scoring.js';
-import type { StoredRun } from '../store/index.js';
-import { RunRepository } from '../store/runs.js';
 import { formatTable } from './table.js';
-import { uncertaintyJson } from './uncertainty.js';
+import { findStoredDataset, type EvaluationChoices, type RunProgress } from './withService.js';
 
 /** The options of `wapii run` as commander hands them over. */
 export type RunOptions = Record<string, string | boolean | undefined>;
@@ -57,31 +54,32 @@ export function sampleOption(opts: RunOptions): { size: number; seed: number; st
  * job queue as the app (startRun / resumeRun / cancelRun), in this process. Ctrl-C cancels it; the
  * finished outputs stay and `--resume <run>` continues.
  */
-export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunOptions, draw: (p: RunProgress) => void, reportText: (r: ReturnType<typeof reportOf>) => string, given: (option: string) => boolean = () => false): Promise<void> {
+export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunOptions, draw: (p: RunProgress) => void, reportText: (headline: Headline) => string, given: (option: string) => boolean = () => false): Promise<void> {
   const str = (k: string): string => String(opts[k]);
   // How each run decodes (a local model's sequences and threads, and why), said once when it starts generating.
   const announced = new Set<number>();
   const announce = (runId: number): void => {
     if (announced.has(runId)) return;
     announced.add(runId);
-    const decoding = new RunRepository(wb.store).get(runId)?.manifest?.['decoding'];
-    if (typeof decoding === 'string') io.stderr(`${decoding}\n`);
+    const decoding = wb.service.decodingOf(runId);
+    if (decoding !== undefined) io.stderr(`${decoding}\n`);
   };
   const wb = openWorkbench({
     db: program.opts<{ db?: string }>().db,
     evaluation: {
-      gpu: str('gpu') as GpuChoice,
+      gpu: str('gpu') as NonNullable<EvaluationChoices['gpu']>,
       ...(opts['threads'] ? { threads: int('--threads', str('threads'), 1) } : {}),
       ...(opts['stepDeadline'] !== undefined ? { stepDeadlineMs: int('--step-deadline', str('stepDeadline'), 1) } : {}),
-      ...(typeof opts['chat'] === 'string' ? { chatWrapper: opts['chat'] as ChatWrapperName } : {}),
+      ...(typeof opts['chat'] === 'string' ? { chatWrapper: opts['chat'] as NonNullable<EvaluationChoices['chatWrapper']> } : {}),
       onProgress: (runId, p) => (announce(runId), draw(p)),
     },
   });
   await using _shutdown = { [Symbol.asyncDispose]: () => wb.shutdown() };
   const client = localClient(wb.service);
-  const dataset = wb.store.findDataset(str('dataset'));
+  const datasets = await client.listDatasets({});
+  const dataset = findStoredDataset(datasets, str('dataset'));
   if (!dataset) {
-    const known = wb.store.listDatasets().map((d) => `${d.id} "${d.name}"`).join(', ') || 'none';
+    const known = datasets.map((d) => `${d.id} "${d.name}"`).join(', ') || 'none';
     throw new WapiiError('not_found', `no stored dataset "${str('dataset')}" in ${wb.dbPath} (have: ${known}); a dataset file needs --specs <dir>`);
   }
   let runIds: number[];
@@ -110,7 +108,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       ...(opts['review'] !== undefined ? { reviewStates: str('review').split(',') as ('accepted' | 'fixed' | 'unreviewed' | 'rejected')[] } : {}),
     };
     // Checked before the model joins the library, so a wrong subset writes nothing at all.
-    const all = wb.store.listSamples(dataset.id);
+    const all = await client.listSamples({ datasetId: dataset.id });
     if (selectSubset(all, subset).length === 0) throw new WapiiError('bad_input', emptySubsetMessage(dataset.name, all, subset));
     conditionsOf({ knowledge });
     const model: z.input<typeof StartRunInputSchema>['model'] =
@@ -123,7 +121,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
       datasetId: dataset.id,
       model,
       subset,
-      setup: str('setup') as CompletionMode,
+      setup: str('setup') as z.input<typeof StartRunInputSchema>['setup'],
       setting: str('setting') as 'unconstrained' | 'constrained' | 'repair',
       ...(str('setting') === 'repair' ? { repairRounds: Number(str('repairRounds')) } : {}),
       ...clientField(clientOf(str('client'))),
@@ -150,7 +148,7 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     io.signal?.removeEventListener('abort', onAbort);
   }
   if (io.isTTY) io.stderr('\n');
-  const reports: { run: number; knowledge: string | null; report: ReturnType<typeof reportOf>; repair: ReturnType<typeof repairJson>; failures: RunDetail['failures'] }[] = [];
+  const reports: { run: number; knowledge: string | null; report: RunReport; headline: Headline }[] = [];
   for (const runId of runIds) {
     const run = await client.getRun({ runId });
     if (run.status !== 'finished') {
@@ -161,15 +159,15 @@ export async function runOnStoredDataset(program: Command, io: CliIo, opts: RunO
     // A prompt that does not fit the context (a long knowledge condition) fails each output with that reason: say so here, not only in the store.
     const failed = await client.listRunSamples({ runId, filter: { errored: true }, limit: 1 });
     if (failed.total > 0) io.stderr(`${failed.total} outputs of run ${runId} failed; the first: ${failed.rows[0]?.error}\n`);
-    const stored = wb.store.getRun(runId)!;
-    reports.push({ run: runId, knowledge: run.knowledge, report: reportOf(stored), repair: repairJson(stored), failures: run.failures });
+    const { report, headline } = await client.getRunReport({ runId });
+    reports.push({ run: runId, knowledge: run.knowledge, report, headline });
   }
   if (reports.length === 0) return;
   const grid = runIds.length > 1;
   if (opts['json']) {
-    const json = reports.map((r) => ({ ...r.report, ...r.repair, ...uncertaintyJson(r.report), ...(r.failures ? { failures: r.failures } : {}), run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
+    const json = reports.map((r) => ({ ...r.report, run: r.run, ...(r.knowledge && r.knowledge !== 'none' ? { knowledge: r.knowledge } : {}) }));
     io.stdout(JSON.stringify(grid ? json : json[0], null, 2) + '\n');
-  } else for (const r of reports) io.stdout(`${grid ? `knowledge: ${r.knowledge}\n` : ''}${reportText(r.report)}run ${r.run}\n`);
+  } else for (const r of reports) io.stdout(`${grid ? `knowledge: ${r.knowledge}\n` : ''}${reportText(r.headline)}run ${r.run}\n`);
 }
 
 export function registerRunsCommand(program: Command, io: CliIo): void {
@@ -235,47 +233,12 @@ export interface ChangedSample {
  * one line of error when they share none. Positions alone paired run B's first sample with run A's
  * first whatever each was.
  */
-export async function compareSamples(program: Command, a: number, b: number): Promise<{ paired: CompareResult['paired'][number]; alignment: { by: string; common: number; aLacks: number; bLacks: number }; changed: ChangedSample[] }> {
-  const wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-  try {
-    const result = await localClient(wb.service).compareRuns({ baselineId: a, runIds: [b], changedOnly: true, limit: 100_000 });
-    const r = result.alignment.runs[0]!;
-    const changed = result.rows.map((row) => {
-      const other = row.indexes[1] ?? row.index;
-      return { index: row.index, ...(other !== row.index ? { b_index: other } : {}), a: row.baseline, b: row.others[0] ?? null };
-    });
-    return { paired: result.paired[0]!, alignment: { by: result.alignment.by, common: r.common, aLacks: r.baselineLacks, bLacks: r.runLacks }, changed };
-  } finally {
-    await wb.shutdown();
-  }
-}
-
-/** One output's repair rounds in a report: the follow-ups it took and each round's verdict (round 0 is the first program; the last is the scored one). */
-export interface RepairJson {
-  readonly rounds_used: number;
-  readonly rounds: readonly { readonly round: number; readonly sample_verdict: string; readonly error_verdict: string | null; readonly feedback: readonly string[]; readonly tokens: number }[];
-}
-
-const RepairRounds = z.array(RepairRoundSchema);
-
-/**
- * What `run --json` and `report --json` print beside `samples` for a run of the repair setting:
- * per sample (an array per attempt when n > 1, as `samples` has them) the rounds the inspector
- * shows. Empty for any other run, so its report is unchanged.
- */
-export function repairJson(run: Pick<StoredRun, 'samples'>): { repair?: Record<string, RepairJson | RepairJson[]> } {
-  const out: Record<string, RepairJson | RepairJson[]> = {};
-  let any = false;
-  for (const s of run.samples) {
-    if (s.error !== undefined || s.verdict === null) continue;
-    const stored = typeof s.generation === 'object' && s.generation !== null ? (s.generation as Record<string, unknown>)['repair'] : undefined;
-    const parsed = RepairRounds.safeParse(stored ?? []);
-    const rounds = parsed.success ? parsed.data : [];
-    if (rounds.length > 0) any = true;
-    const entry: RepairJson = { rounds_used: Math.max(0, rounds.length - 1), rounds: rounds.map((r) => ({ round: r.round, sample_verdict: r.verdict, error_verdict: r.error, feedback: r.feedback, tokens: r.tokens })) };
-    const key = String(s.index);
-    const prior = out[key];
-    out[key] = prior === undefined ? entry : [...(Array.isArray(prior) ? prior : [prior]), entry];
-  }
-  return any ? { repair: out } : {};
+export async function compareSamples(client: WorkbenchApi, a: number, b: number): Promise<{ paired: CompareResult['paired'][number]; alignment: { by: string; common: number; aLacks: number; bLacks: number }; changed: ChangedSample[] }> {
+  const result = await client.compareRuns({ baselineId: a, runIds: [b], changedOnly: true, limit: 100_000 });
+  const r = result.alignment.runs[0]!;
+  const changed = result.rows.map((row) => {
+    const other = row.indexes[1] ?? row.index;
+    return { index: row.index, ...(other !== row.index ? { b_index: other } : {}), a: row.baseline, b: row.others[0] ?? null };
+  });
+  return { paired: result.paired[0]!, alignment: { by: result.alignment.by, common: r.common, aLacks: r.baselineLacks, bLacks: r.runLacks }, changed };
 }

@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { FileInput } from '../api/contract.js';
 import { fail, ok, type Result } from '../api/result.js';
 import { bundleSpec } from '../openapi/bundle.js';
-import { loadSpec, type ApiSpec } from '../openapi/index.js';
 import { decodeUtf8, readFileInput, readSpecDir } from './files.js';
 
 /** Whether `file` is `dir` or lies below it (both real paths). */
@@ -79,15 +78,4 @@ export async function readSpecFile(file: string): Promise<Result<FileInput>> {
   const real = fs.realpathSync(file);
   const bundled = await bundleSpec(real, input.value.content, readerInside(path.dirname(real)));
   return bundled.ok ? ok({ ...bundled.value, filename: input.value.filename }) : bundled;
-}
-
-/**
- * A spec file as every command loads it (the one loader): bundled as readSpecFile reads it, then
- * loadSpec, which converts Swagger 2.0 and takes OpenAPI 3.0 and 3.1. `content` is what was loaded.
- */
-export async function loadSpecFile(file: string): Promise<Result<{ readonly spec: ApiSpec; readonly content: string }>> {
-  const read = await readSpecFile(file);
-  if (!read.ok) return read;
-  const spec = await loadSpec(read.value.content, read.value.filename);
-  return spec.ok ? ok({ spec: spec.value, content: read.value.content }) : spec;
 }

@@ -1,18 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { unwrap, WapiiError } from '../api/result.js';
-import { exportFlat, parseDataset } from '../dataset/index.js';
-import { reportOf } from '../runner/index.js';
-import { failedWithoutSolvedWith } from '../scoring/index.js';
-import { openWorkbench } from '../service/index.js';
-import { sha256, type StoredRun } from '../store/index.js';
 import { readFileInput, writeFiles } from './files.js';
 import type { CliIo } from './io.js';
-
-const describeRun = (run: StoredRun): Record<string, unknown> => {
-  const manifest = (run.manifest ?? {}) as Record<string, unknown>;
-  return { id: run.id, kind: run.kind, knowledge: manifest['knowledge'] ?? 'none', model: manifest['modelSha256'] ?? null, modelFile: manifest['modelFile'] ?? null, createdAt: run.createdAt };
-};
+import { noRun, withService } from './withService.js';
 
 export function registerSubsetCommands(program: Command, io: CliIo): void {
   program
@@ -22,29 +13,24 @@ export function registerSubsetCommands(program: Command, io: CliIo): void {
     .requiredOption('--with <run>', 'the run with the knowledge (of those, its successes are kept)')
     .requiredOption('--out <file.json>', 'the derived dataset (flat WAPIIBench list); its provenance goes beside it as <name>.provenance.json')
     .option('--json', 'print the provenance')
-    .action((opts: { without: string; with: string; out: string; json?: boolean }) => {
+    .action(async (opts: { without: string; with: string; out: string; json?: boolean }) => {
       if (!opts.out.endsWith('.json')) throw new WapiiError('bad_input', `--out must name a .json file, not "${opts.out}"`);
-      using wb = openWorkbench({ db: program.opts<{ db?: string }>().db });
-      const load = (ref: string): StoredRun => {
-        const run = /^\d+$/.test(ref) ? wb.store.getRun(Number(ref)) : undefined;
-        if (!run) throw new WapiiError('not_found', `no run "${ref}" in ${wb.dbPath} (have: ${wb.store.listRuns().map((r) => r.id).join(', ') || 'none'})`);
-        return run;
-      };
-      const [without, withKnowledge] = [load(opts.without), load(opts.with)];
-      if (without.dataset !== withKnowledge.dataset) throw new WapiiError('bad_input', `runs ${without.id} and ${withKnowledge.id} are on different datasets (${without.dataset}, ${withKnowledge.dataset})`);
-      const [a, b] = [describeRun(without), describeRun(withKnowledge)];
-      if (a['model'] !== b['model']) throw new WapiiError('bad_input', `runs ${without.id} and ${withKnowledge.id} were made with different models: a model-conditional subset compares one model with itself`);
-      const file = unwrap(readFileInput(without.dataset));
-      const samples = unwrap(parseDataset(file.content, file.filename));
-      const kept = failedWithoutSolvedWith(reportOf(without).samples, reportOf(withKnowledge).samples);
-      const provenance = {
-        rule: `failed in run ${without.id} (no output correct) and solved in run ${withKnowledge.id} (an output correct)`,
-        source: { dataset: path.resolve(without.dataset), sha256: sha256(file.content), samples: kept },
-        runs: { without: a, with: b },
-      };
+      const subset = await withService(program.opts<{ db?: string }>().db, async (client, wb) => {
+        const known = await client.listRuns({});
+        const load = async (ref: string): Promise<(typeof known)[number]> => {
+          const run = /^\d+$/.test(ref) ? known.find((r) => r.id === Number(ref)) : undefined;
+          if (!run) throw await noRun(client, wb, ref, true);
+          return run;
+        };
+        const [without, withKnowledge] = [await load(opts.without), await load(opts.with)];
+        // The dataset file both were made on, read where they recorded it (runs on different datasets are refused by the service).
+        const dataset = without.dataset === withKnowledge.dataset ? unwrap(readFileInput(without.dataset)) : undefined;
+        return client.deriveSubset({ without: without.id, with: withKnowledge.id, ...(dataset ? { dataset } : {}) });
+      });
+      const { provenance } = subset;
       const provenanceFile = opts.out.replace(/\.json$/, '.provenance.json');
-      unwrap(writeFiles(opts.out, { [path.basename(opts.out)]: exportFlat(kept.map((i) => samples[i]!).filter((s) => s !== undefined)) }));
+      unwrap(writeFiles(opts.out, { [path.basename(opts.out)]: subset.dataset }));
       unwrap(writeFiles(provenanceFile, { [path.basename(provenanceFile)]: JSON.stringify(provenance, null, 2) + '\n' }));
-      io.stdout(opts.json ? JSON.stringify(provenance, null, 2) + '\n' : `wrote ${kept.length} samples failed in run ${without.id} and solved in run ${withKnowledge.id} to ${opts.out} (provenance: ${provenanceFile})\n`);
+      io.stdout(opts.json ? JSON.stringify(provenance, null, 2) + '\n' : `wrote ${provenance.source.samples.length} samples failed in run ${provenance.runs.without.id} and solved in run ${provenance.runs.with.id} to ${opts.out} (provenance: ${provenanceFile})\n`);
     });
 }

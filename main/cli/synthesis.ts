@@ -10,11 +10,13 @@ const SYNTHESIS_PROVIDERS = PROVIDER_NAMES.filter((name) => PROVIDERS[name].capa
 import { localClient, openWorkbench, type Workbench } from '../service/index.js';
 import type { CliIo } from './io.js';
 import { formatTable } from './table.js';
+import { findStoredDataset } from './withService.js';
 
-function findDataset(wb: Workbench, ref: string): DatasetSummary {
-  const found = wb.store.findDataset(ref);
+async function findDataset(wb: Workbench, ref: string): Promise<DatasetSummary> {
+  const all = await localClient(wb.service).listDatasets({});
+  const found = findStoredDataset(all, ref);
   if (!found) {
-    const have = wb.store.listDatasets().map((d) => `${d.id} "${d.name}"`).join(', ') || 'none; import one with `wapii import <file> --specs <dir>`';
+    const have = all.map((d) => `${d.id} "${d.name}"`).join(', ') || 'none; import one with `wapii import <file> --specs <dir>`';
     throw new WapiiError('not_found', `no dataset named or numbered "${ref}" (have: ${have})`);
   }
   return found;
@@ -39,7 +41,7 @@ function parseEndpoints(text: string): 'uncovered' | 'all' | string[] {
 export function describeJob(job: SynthesisJob): string {
   const { counts, usage } = job;
   const lines = [
-    `synthesis job ${job.id} (${job.provider} ${job.model}) ${jobStatusText(job)}: ${counts.done} of ${counts.endpoints} endpoints done, ${counts.samples} samples stored, ${counts.failed} failed${counts.pending ? `, ${counts.pending} not asked yet` : ''}`,
+    `synthesis job ${job.id} (${job.provider} ${job.model}) ${jobStatusText(job)}: ${counts.done} of ${counts.endpoints} ${job.settings.kind === 'chains' ? 'chains' : 'endpoints'} done, ${counts.samples} samples stored, ${counts.failed} failed${counts.pending ? `, ${counts.pending} not asked yet` : ''}`,
     `  ${usage.requests} requests, ${usage.retries} retries, ${usage.inputTokens} input + ${usage.outputTokens} output tokens, estimated cost $${job.costUsd.toFixed(4)}`,
   ];
   for (const e of job.endpoints.filter((x) => x.status === 'failed')) lines.push(`  failed ${e.api} ${e.endpoint}: ${e.failure}: ${e.message ?? ''}`);
@@ -59,7 +61,7 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
     .option('--json', 'print {datasetId, apis: [{api, endpoints: [{method, path, key, samples}], covered, total, unmatched}]}')
     .action(async (ref: string, opts: { api?: string; json?: boolean }) => {
       using wb = open();
-      const dataset = findDataset(wb, ref);
+      const dataset = await findDataset(wb, ref);
       const coverage = await localClient(wb.service).getCoverage({ datasetId: dataset.id, ...(opts.api ? { api: opts.api } : {}) });
       if (opts.json) {
         io.stdout(JSON.stringify(coverage, null, 2) + '\n');
@@ -75,7 +77,7 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
 
   program
     .command('synthesize')
-    .description('ask a model for samples of a dataset\'s endpoints (uncovered, all, or a list); each is checked, run in the sandbox and stored as unreviewed')
+    .description('ask a model for samples of a dataset\'s endpoints (uncovered, all, or a list), or with --chains for multi-step samples; each is checked, run in the sandbox and stored as unreviewed')
     .option('--dataset <dataset>', 'stored dataset name or id')
     .option('--endpoints <which>', 'uncovered, all, or "METHOD /path" entries separated by commas (the spec\'s path template)', 'uncovered')
     .option('--api <api>', 'only endpoints of this API')
@@ -84,10 +86,11 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
     .option('--base-url <url>', 'the provider\'s endpoint, where it is not its own API (a server: e.g. http://127.0.0.1:8080; a proxy)')
     .option('--concurrency <n>', 'requests in flight at most', '4')
     .option('--batch-size <n>', 'endpoints asked for per request (default 8; local 1)')
-    .option('--samples <n>', 'samples per endpoint', '1')
+    .option('--samples <n>', 'samples per endpoint (per chain with --chains)', '1')
+    .option('--chains [n]', 'draft multi-step samples from chains (a field of one operation\'s response that is another\'s parameter): at most n per API, best first (default 10); --endpoints then picks the chains: uncovered (none of the dataset\'s multi-step samples follows it), all, or those with a named operation')
     .option('--resume <job>', 'continue a job that was cancelled, killed or had failures: ask again only for endpoints without stored samples')
     .option('--json', 'print the job as JSON')
-    .action(async (opts: { dataset?: string; endpoints: string; api?: string; provider?: SynthesisJob['provider']; model?: string; baseUrl?: string; concurrency: string; batchSize?: string; samples: string; resume?: string; json?: boolean }) => {
+    .action(async (opts: { dataset?: string; endpoints: string; api?: string; provider?: SynthesisJob['provider']; model?: string; baseUrl?: string; concurrency: string; batchSize?: string; samples: string; chains?: string | true; resume?: string; json?: boolean }) => {
       using wb = open();
       const client = localClient(wb.service);
       const unsubscribe = wb.service.onEvent((event) => {
@@ -100,7 +103,7 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
         } else {
           if (!opts.dataset) throw new WapiiError('bad_input', 'synthesize needs --dataset <name or id> (or --resume <job>)');
           if (!opts.provider) throw new WapiiError('bad_input', `synthesize needs --provider (${SYNTHESIS_PROVIDERS.join(', ')})`);
-          const dataset = findDataset(wb, opts.dataset);
+          const dataset = await findDataset(wb, opts.dataset);
           job = await client.synthesize({
             datasetId: dataset.id,
             endpoints: parseEndpoints(opts.endpoints),
@@ -111,9 +114,10 @@ export function registerSynthesisCommands(program: Command, io: CliIo): void {
             concurrency: positiveInt('--concurrency', opts.concurrency),
             ...(opts.batchSize ? { batchSize: positiveInt('--batch-size', opts.batchSize) } : {}),
             samplesPerEndpoint: positiveInt('--samples', opts.samples),
+            ...(opts.chains !== undefined ? { kind: 'chains' as const, ...(opts.chains !== true ? { maxChains: positiveInt('--chains', opts.chains) } : {}) } : {}),
           });
         }
-        if (!opts.json) io.stderr(`synthesis job ${job.id}: asking ${job.provider} ${job.model} for ${job.counts.pending + job.counts.failed} endpoints\n`);
+        if (!opts.json) io.stderr(`synthesis job ${job.id}: asking ${job.provider} ${job.model} for ${job.counts.pending + job.counts.failed} ${job.settings.kind === 'chains' ? 'chains' : 'endpoints'}\n`);
         // Ctrl-C: stop asking; what is stored stays, the rest is asked for by --resume.
         const cancel = (): void => void client.cancelSynthesis({ jobId: job.id }).catch(() => undefined);
         io.signal?.addEventListener('abort', cancel, { once: true });

@@ -79,6 +79,26 @@ function contractSuite(name: string, setup: () => Promise<{ client: WorkbenchApi
       await expect(client.listSamples({ datasetId: 'one' } as unknown as { datasetId: number })).rejects.toMatchObject({ code: 'bad_input' });
       expect(workbench.store.counts()).toEqual(before);
     });
+
+    it("answers the command line's reports and file tools: oracle, score, run report, recall, constraints, spec diff", async () => {
+      const [dataset] = await client.listDatasets({});
+      const { files } = await client.oraclePrograms({ dataset: demo.dataset, setup: 'full' });
+      expect(Object.keys(files)).toHaveLength(32);
+      const codes = Object.entries(files).map(([name, code]) => ({ index: Number(name.slice(0, 4)), code }));
+      const scored = await client.scoreCodes({ dataset: demo.dataset, specs: demo.specs, codes, save: { dataset: 'demo.json', codes: 'oracle' } });
+      expect(scored.headline.columns[0]).toMatchObject({ name: 'all', values: { samples_total: 32 } });
+      expect(Object.keys(scored.report.samples)).toHaveLength(32);
+      const report = await client.getRunReport({ runId: scored.run! });
+      expect(report.run).toMatchObject({ id: scored.run, kind: 'imported codes', outputs: 32 });
+      expect(report.report.statistics).toEqual(scored.report.statistics);
+      expect(report.report.intervals).toEqual(scored.report.intervals);
+      await expect(client.getRunReport({ runId: 999 })).rejects.toMatchObject({ code: 'not_found', message: 'run 999 does not exist' });
+      expect((await client.measureRecall({ source: { datasetId: dataset!.id } })).samples).toHaveLength(32);
+      const checked = await client.checkConstraints({ spec: demo.specs[0]!, programs: [files['0000.js']!, "const axios = require('axios');\naxios.nope("] });
+      expect(checked.map((c) => c.accepted)).toEqual([true, false]);
+      expect((await client.exportGbnf({ spec: demo.specs[0]! })).grammar).toMatch(/^#/);
+      expect(await client.diffSpecs({ before: demo.specs[0]!, after: demo.specs[0]! })).toEqual({ added: [], removed: [], changed: [] });
+    });
   });
 }
 

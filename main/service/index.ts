@@ -7,6 +7,7 @@ import { WorkbenchService, type ServiceOptions } from './service.js';
 export { callMethod, localClient, WorkbenchService, type ServiceOptions } from './service.js';
 export { apiOfSpecFile, prepareDataset, type PreparedDataset } from './prepare.js';
 export { readDemo, type Demo, type DemoRun } from './demo.js';
+export { makeTestModel, TEST_MODEL_VOCABULARIES, type TestModelShape, type TestModelVocabulary } from './testModels.js';
 export { prepareInWorker, stopImportWorker, type PrepareImport } from './prepareInWorker.js';
 
 export interface Workbench extends Disposable {
@@ -17,7 +18,7 @@ export interface Workbench extends Disposable {
   shutdown(): Promise<void>;
 }
 
-/** Opens the database (default: the user's data directory) and the service on top of it. */
+/** Opens the database (default: the user's data directory; `:memory:`, one of this process alone) and the service on top of it. */
 export function openWorkbench(
   options: { db?: string | undefined; author?: string; prepare?: PrepareImport; evaluation?: Partial<NonNullable<ServiceOptions['evaluation']>>; apiKeys?: ServiceOptions['apiKeys'] } = {},
 ): Workbench {
@@ -30,7 +31,7 @@ export function openWorkbench(
     ...(options.author ? { author: options.author } : {}),
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}),
-    evaluation: { dbPath: path.resolve(dbPath), ...options.evaluation, modelsFolder },
+    evaluation: { dbPath: dbPath === ':memory:' ? dbPath : path.resolve(dbPath), ...options.evaluation, modelsFolder },
   });
   const shutdown = async (): Promise<void> => {
     await service.evaluation.shutdown();

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { diffSpecVersion } from './specVersions.js';
 import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
-import type { DatasetSummary, Finding, RequestConfig, Sample } from '../api/schemas.js';
+import type { DatasetSummary, Finding, JsonValue, RequestConfig, Sample } from '../api/schemas.js';
 import { checkRequest, checkSample, exportChecks, exportFlat, exportPerApi, filterSamples, withExportIndices } from '../dataset/index.js';
 import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
@@ -12,13 +12,19 @@ import { seedDemoRuns } from './demoRuns.js';
 import { environmentKeys, KEY_PROVIDERS, keyStatus, keyVariables, type ApiKeyStore } from './apiKeys.js';
 import { priceTable, providerCatalog } from './providers.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
-import { endpointExcerpt, nearDuplicates, quickFixes } from './review.js';
+import { endpointExcerpt, nearDuplicates, quickFixes, stepExcerpt, stepQuickFixes, stepsOf } from './review.js';
 import { checklistNote } from '../api/checklist.js';
 import { DEFAULT_SYNTHESIS_RETRY, SynthesisJobs } from './synthesis.js';
 import type { RetryPolicy } from '../synthesis/index.js';
 import { prepareDataset } from './prepare.js';
 import { setupFor, setupSampleOf } from '../prompt/index.js';
 import type { PrepareImport } from './prepareInWorker.js';
+import { checkConstraints, deriveSpecVersion, diffSpecFiles, gbnfOf, measureDatasetRecall, oraclePrograms, recheckSpecVersion } from './fileTools.js';
+import { fileRunConditions } from './runConditions.js';
+import { runReport } from './runReport.js';
+import { deriveSubset } from './runSubset.js';
+import { scoreCodeFiles } from './scoreFiles.js';
+import { storedCopy } from './storedCopy.js';
 
 export interface ServiceOptions {
   readonly store: Store;
@@ -77,6 +83,16 @@ export class WorkbenchService implements WorkbenchHandlers {
     });
   }
 
+  /**
+   * How a run decodes, as its manifest says once it starts generating (a local model's sequences
+   * and threads, and why); read in this process, synchronously, so `wapii run` says it before the
+   * run's first progress line.
+   */
+  decodingOf(runId: number): string | undefined {
+    const decoding = this.evaluation.runs.get(runId)?.manifest?.['decoding'];
+    return typeof decoding === 'string' ? decoding : undefined;
+  }
+
   /** Resolves once no synthesis job of this service is running. */
   settle(): Promise<void> {
     return this.synthesis.settle();
@@ -112,7 +128,27 @@ export class WorkbenchService implements WorkbenchHandlers {
   listRunSamples = (i: Parsed<'listRunSamples'>): Promise<Output<'listRunSamples'>> => this.evaluation.listRunSamples(i);
   getRunSample = (i: Parsed<'getRunSample'>): Promise<Output<'getRunSample'>> => this.evaluation.getRunSample(i);
   compareRuns = (i: Parsed<'compareRuns'>): Promise<Output<'compareRuns'>> => this.evaluation.compareRuns(i);
-  compareConditions = (i: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> => this.evaluation.compareConditions(i);
+  // Runs made on a dataset file, with the file and its specs: classified from them (`wapii conditions --specs`).
+  compareConditions = (i: Parsed<'compareConditions'>): Promise<Output<'compareConditions'>> =>
+    i.specs && i.runIds.some((id) => (this.evaluation.runs.get(id)?.datasetId ?? null) === null) ? fileRunConditions(this.store, { ...i, specs: i.specs }) : this.evaluation.compareConditions(i);
+  getRunReport = (i: Parsed<'getRunReport'>): Promise<Output<'getRunReport'>> => runReport(this.store, (runId) => this.evaluation.getRun({ runId }), i.runId);
+  scoreCodes = async (i: Parsed<'scoreCodes'>): Promise<Output<'scoreCodes'>> => {
+    const scored = await scoreCodeFiles(this.store, i);
+    if (scored.run !== undefined) this.emit({ type: 'runsChanged' });
+    return scored;
+  };
+  oraclePrograms = async (i: Parsed<'oraclePrograms'>): Promise<Output<'oraclePrograms'>> => oraclePrograms(i);
+  deriveSubset = async (i: Parsed<'deriveSubset'>): Promise<Output<'deriveSubset'>> => deriveSubset(this.store, i);
+  measureRecall = (i: Parsed<'measureRecall'>): Promise<Output<'measureRecall'>> => measureDatasetRecall(this.files, i);
+  checkConstraints = (i: Parsed<'checkConstraints'>): Promise<Output<'checkConstraints'>> => checkConstraints(i);
+  exportGbnf = (i: Parsed<'exportGbnf'>): Promise<Output<'exportGbnf'>> => gbnfOf(i);
+  diffSpecs = (i: Parsed<'diffSpecs'>): Promise<Output<'diffSpecs'>> => diffSpecFiles(i);
+  recheckSpecVersion = (i: Parsed<'recheckSpecVersion'>): Promise<Output<'recheckSpecVersion'>> => recheckSpecVersion(this.files, i);
+  deriveSpecVersion = (i: Parsed<'deriveSpecVersion'>): Promise<Output<'deriveSpecVersion'>> => deriveSpecVersion(this.files, i);
+  /** What the file tools read: the store and its specs, parsed once per hash. */
+  private get files(): { store: Store; spec: (hash: string) => Promise<ApiSpec> } {
+    return { store: this.store, spec: (hash) => this.spec(hash) };
+  }
   diffSpecVersion = (i: Parsed<'diffSpecVersion'>): Promise<Output<'diffSpecVersion'>> => diffSpecVersion(this.store, (hash) => this.spec(hash), i);
   overrideVerdict = (i: Parsed<'overrideVerdict'>): Promise<Output<'overrideVerdict'>> => this.evaluation.overrideVerdict(i);
   exportRun = (i: Parsed<'exportRun'>): Promise<Output<'exportRun'>> => this.evaluation.exportRun(i);
@@ -189,7 +225,13 @@ export class WorkbenchService implements WorkbenchHandlers {
     return this.store.listDatasets();
   }
 
-  async importDataset(input: Parsed<'importDataset'>): Promise<Output<'importDataset'>> {
+  async importDataset(given: Parsed<'importDataset'>): Promise<Output<'importDataset'>> {
+    let input = given;
+    if (input.reuse) {
+      const copy = await storedCopy(this.store, { ...input, name: input.name ?? input.dataset.filename.replace(/\.json$/i, '') });
+      if ('existing' in copy) return this.dataset(copy.existing);
+      input = { ...input, name: copy.name, reuse: false };
+    }
     const task = `import ${input.dataset.filename}`;
     const prepared = unwrap(
       await this.prepare(input.dataset, input.specs, (done, total, message) => this.emit({ type: 'progress', task, done, total, message }), { skipMissingSpecs: input.skipMissingSpecs ?? false, lenientRefs: input.lenientRefs ?? false, ...(input.server !== undefined ? { server: input.server } : {}) }),
@@ -343,10 +385,13 @@ export class WorkbenchService implements WorkbenchHandlers {
     const sample = this.sample(input.datasetId, input.sampleId);
     const spec = await this.specFor(input.datasetId, sample.api);
     const endpoint = spec ? resolveEndpoint(spec, sample.config.url, sample.config.method).endpoint : undefined;
-    if (!spec || !endpoint) return { excerpt: null, fixes: [], nearDuplicates: [] };
+    // A multi-step sample: each step's excerpt, and each fix on the step its finding is about.
+    const steps = spec ? stepsOf(sample.fields) : undefined;
+    const perStep = spec && steps ? { stepExcerpts: steps.map((step) => stepExcerpt(spec, step.config)), fixes: stepQuickFixes(spec, steps, sample.findings) } : undefined;
+    if (!spec || !endpoint) return { excerpt: null, fixes: [], nearDuplicates: [], ...perStep };
     const key = sampleEndpointKey(spec, sample);
     const sameEndpoint = this.store.listSamples(input.datasetId).filter((s) => s.api === sample.api && s.id !== sample.id && sampleEndpointKey(spec, s) === key);
-    return { excerpt: endpointExcerpt(spec, endpoint), fixes: quickFixes(spec, endpoint, sample.config, sample.findings), nearDuplicates: nearDuplicates(sample, sameEndpoint) };
+    return { excerpt: endpointExcerpt(spec, endpoint), fixes: quickFixes(spec, endpoint, sample.config, sample.findings), nearDuplicates: nearDuplicates(sample, sameEndpoint), ...perStep };
   }
 
   async getSample(input: Parsed<'getSample'>): Promise<Output<'getSample'>> {
@@ -363,14 +408,18 @@ export class WorkbenchService implements WorkbenchHandlers {
       input.sampleId,
       (current) => {
         // A multi-step sample's requests are its steps (in its fields): its config is the last step's, never edited apart from them.
-        const steps = (input.fields ?? current.fields)?.['steps'];
+        const had = (input.fields ?? current.fields)?.['steps'];
+        if (input.steps && had === undefined) return fail('bad_input', 'a single-request sample has no steps: edit its config');
+        // `steps` replaces the steps and keeps every other field.
+        const fields = input.steps ? { ...(input.fields ?? current.fields), steps: input.steps as unknown as JsonValue } : input.fields;
+        const steps = fields?.['steps'] ?? had;
         if (steps !== undefined && input.config) return fail('bad_input', "a multi-step sample's requests are its steps: edit them in its fields (`steps`), not its config");
         const last = Array.isArray(steps) ? (steps.at(-1) as { config?: RequestConfig } | undefined)?.config : undefined;
         const after: SampleState = {
           task: input.task ?? current.task,
           config: last ?? input.config ?? current.config,
-          reviewState: input.reviewState ?? (input.config || input.task || input.fields ? 'fixed' : current.reviewState),
-          ...(input.fields ? { fields: input.fields } : {}),
+          reviewState: input.reviewState ?? (input.config || input.task || fields ? 'fixed' : current.reviewState),
+          ...(fields ? { fields } : {}),
         };
         return ok({ after, findings: checkSample(spec, { ...current, config: after.config, fields: after.fields ?? current.fields }) });
       },
@@ -382,9 +431,10 @@ export class WorkbenchService implements WorkbenchHandlers {
   }
 
   async undoEdit(input: Parsed<'undoEdit'>): Promise<Output<'undoEdit'>> {
-    const { api, source } = this.sample(input.datasetId, input.sampleId);
+    const { api, source, fields } = this.sample(input.datasetId, input.sampleId);
     const spec = await this.specFor(input.datasetId, api);
-    const restored = unwrap(this.store.undoLastEdit(input.datasetId, input.sampleId, (state) => checkSample(spec, { api, source, config: state.config })));
+    // A state without fields leaves the sample's as they are (its steps among them): checked with them.
+    const restored = unwrap(this.store.undoLastEdit(input.datasetId, input.sampleId, (state) => checkSample(spec, { api, source, config: state.config, fields: state.fields ?? fields })));
     this.emit({ type: 'datasetsChanged' });
     return this.detail(restored);
   }

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { unwrap } from '../../main/api/result.js';
 import type { RequestConfig } from '../../main/api/schemas.js';
-import { loadDatasetInput } from '../../main/cli/datasetInput.js';
 import { ConstraintMatcher } from '../../main/constraints/index.js';
 import { Sandbox } from '../../main/execution/index.js';
 import { checkSample } from '../../main/dataset/index.js';
-import { BROKEN_REF, specDocument, type ApiSpec } from '../../main/openapi/index.js';
+import { BROKEN_REF, loadSpec, specDocument, type ApiSpec } from '../../main/openapi/index.js';
 import { endpointLine, oracleProgram } from '../../main/prompt/index.js';
 import { evaluateCode } from '../../main/runner/index.js';
 import { cli, databaseSnapshot } from '../support/cli.js';
@@ -15,6 +15,21 @@ import { REPO_ROOT, tempDir } from '../support/paths.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'openapi');
 const sandbox = new Sandbox({ timeoutMs: 1000 });
+
+/** The specs a stored dataset was imported with, loaded as every later command loads them. */
+async function storedSpecs(ref: string, db: string): Promise<Map<string, ApiSpec>> {
+  const wb = openWorkbench({ db });
+  try {
+    const specs = new Map<string, ApiSpec>();
+    for (const [api, hash] of wb.store.datasetApis(wb.store.findDataset(ref)!.id)) {
+      const stored = wb.store.getSpec(hash)!;
+      specs.set(api, unwrap(await loadSpec(stored.content, stored.filename)));
+    }
+    return specs;
+  } finally {
+    await wb.shutdown();
+  }
+}
 afterAll(() => sandbox.dispose());
 
 /** A dataset file of these samples, in a fresh folder. */
@@ -67,7 +82,7 @@ describe('wapii import --lenient-refs (a spec whose $refs point at nothing)', ()
     );
     expect(JSON.parse(run.stdout)).toMatchObject({ sampleCount: 2, brokenRefs: [{ api: 'chat', ref: '#/components/parameters/missing_version', uses: 1 }, { api: 'chat', ref: '#/components/schemas/custom_attributes', uses: 4 }] });
     // The stored spec loads again (every later command reads it), and marks what each broken reference stood for.
-    const { specs } = await loadDatasetInput('ds', undefined, db);
+    const specs = await storedSpecs('ds', db);
     const spec = specs.get('chat')!;
     expect(JSON.stringify(specDocument(spec))).toContain(`"${BROKEN_REF}":"#/components/schemas/custom_attributes"`);
     for (const sample of samples) await expectUsable(spec, sample);
@@ -117,7 +132,7 @@ describe('wapii import --lenient-refs on a multi-file description', () => {
     const run = await cli('--db', db, 'import', datasetFile(samples), '--specs', folder(), '--lenient-refs', '--json');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ flaggedCount: 0, brokenRefs: [{ api: 'split', ref: '#/components/parameters/gone', uses: 1 }, { api: 'split', ref: 'parts/a.yaml#/definitions/missing', uses: 1 }] });
-    await expectUsable((await loadDatasetInput('ds', undefined, db)).specs.get('split')!, samples[0]!);
+    await expectUsable((await storedSpecs('ds', db)).get('split')!, samples[0]!);
   });
 });
 
@@ -137,7 +152,7 @@ describe('wapii import --server (a spec that declares no server)', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('API `cluster`: its spec declares no server; using https://k8s.example:6443/\n');
     expect(JSON.parse(run.stdout)).toMatchObject({ flaggedCount: 0, serverFor: ['cluster'] });
-    const spec = (await loadDatasetInput('ds', undefined, db)).specs.get('cluster')!;
+    const spec = (await storedSpecs('ds', db)).get('cluster')!;
     expect(spec.servers).toEqual(['https://k8s.example:6443']);
     expect(endpointLine(spec, spec.endpoints[0]!)).toBe('GET https://k8s.example:6443/api/v1/namespaces/{namespace}/pods');
     await expectUsable(spec, sample);
@@ -169,7 +184,7 @@ describe('wapii import --server (a spec that declares no server)', () => {
     const run = await cli('--db', db, 'import', ds, '--specs', dir, '--server', 'https://rel.example', '--json');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ flaggedCount: 0, serverFor: ['rel'] });
-    const { specs } = await loadDatasetInput('ds', undefined, db);
+    const specs = await storedSpecs('ds', db);
     expect(specs.get('rel')!.servers).toEqual(['https://rel.example/v2']);
     expect(specs.get('petshop')!.servers).toEqual(['https://api.petshop.example/v1']);
   });
