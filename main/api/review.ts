@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { JsonValueSchema, RequestConfigSchema } from './schemas.js';
+import { MIN_STEPS } from './stepEdits.js';
+import { JsonValueSchema, RequestConfigSchema, StepSchema } from './schemas.js';
 
 /** The paper's three-point checklist, answered with a review decision. */
 export const ChecklistSchema = z.object({
@@ -37,13 +38,23 @@ export const EndpointExcerptSchema = z.object({
 });
 export type EndpointExcerpt = z.infer<typeof EndpointExcerptSchema>;
 
-/** A fix whose outcome is certain, applied by one click: the config it leads to. */
+/** A multi-step sample's steps as an edit sends them whole: two or more (scoring.md §7). */
+export const EditedStepsSchema = z.array(StepSchema).min(MIN_STEPS, `a multi-step sample keeps ${MIN_STEPS} or more steps: remove a step only while more remain (or reject the sample)`);
+
+/**
+ * A fix whose outcome is certain, applied by one click: the config it leads to. On a multi-step
+ * sample it fixes one step (`step`): `config` is that step's request after the fix, `response`
+ * its stubbed response where the fix changes that (a string the response schema types as a
+ * number or boolean); `carry` sets a request's value to what the earlier response holds.
+ */
 export const QuickFixSchema = z.object({
   /** The index of the finding it fixes in the sample's findings. */
   finding: z.number().int(),
   label: z.string(),
-  kind: z.enum(['coerce', 'drop', 'add']),
+  kind: z.enum(['coerce', 'drop', 'add', 'carry']),
   config: RequestConfigSchema,
+  step: z.number().int().optional(),
+  response: StepSchema.shape.response.optional(),
 });
 export type QuickFix = z.infer<typeof QuickFixSchema>;
 
@@ -57,6 +68,8 @@ export const NearDuplicateSchema = z.object({
 
 export const ReviewAidSchema = z.object({
   excerpt: EndpointExcerptSchema.nullable(),
+  /** A multi-step sample's: each step's endpoint excerpt, in step order (null where its request resolves to none). */
+  stepExcerpts: z.array(EndpointExcerptSchema.nullable()).optional(),
   fixes: z.array(QuickFixSchema),
   /** Samples of the same endpoint whose task is nearly the same. */
   nearDuplicates: z.array(NearDuplicateSchema),

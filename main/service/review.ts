@@ -1,7 +1,9 @@
-import type { EndpointExcerpt, QuickFix } from '../api/review.js';
-import type { Finding, JsonValue, RequestConfig, Sample } from '../api/schemas.js';
+import { EditedStepsSchema, type EndpointExcerpt, type QuickFix } from '../api/review.js';
+import type { Finding, JsonValue, RequestConfig, Sample, SampleFields, SampleStep } from '../api/schemas.js';
+import { carriedSource, valueAtPointer } from '../api/steps.js';
+import { responseSchema } from '../dataset/index.js';
 import type { ApiSpec, Endpoint, JsonSchema } from '../openapi/index.js';
-import { argumentSource } from '../openapi/index.js';
+import { argumentSource, resolveEndpoint } from '../openapi/index.js';
 
 /** How a schema's type reads in a parameter table: `integer`, `array<string>`, `object`. */
 export function typeName(schema: JsonSchema | undefined): string {
@@ -163,15 +165,18 @@ function coercedLeaves(schema: JsonSchema | undefined, value: JsonValue | undefi
  * a number or boolean is converted, an argument the spec does not define is dropped, a missing
  * required key is added empty (or with its only enum value) for the reviewer to fill.
  */
-export function quickFixes(spec: ApiSpec, endpoint: Endpoint, config: RequestConfig, findings: readonly Finding[]): QuickFix[] {
+export function quickFixes(spec: ApiSpec, endpoint: Endpoint, config: RequestConfig, findings: readonly Finding[], step?: number): QuickFix[] {
   const fixes: QuickFix[] = [];
   const labels = new Set<string>();
+  // A step's fixes say which step, and fix only its findings.
   const add = (fix: QuickFix): void => {
-    if (labels.has(fix.label)) return;
-    labels.add(fix.label);
-    fixes.push(fix);
+    const label = step === undefined ? fix.label : `step ${step}: ${fix.label}`;
+    if (labels.has(label)) return;
+    labels.add(label);
+    fixes.push(step === undefined ? fix : { ...fix, label, step });
   };
   findings.forEach((f, finding) => {
+    if (f.step !== step) return;
     if (!f.location || !f.key || !EDITABLE.has(f.location)) return;
     const location = f.location as Location;
     const args = config[location];
@@ -189,6 +194,61 @@ export function quickFixes(spec: ApiSpec, endpoint: Endpoint, config: RequestCon
     }
   });
   return fixes;
+}
+
+/** A multi-step sample's steps, where its fields hold a valid list of them. */
+export function stepsOf(fields: SampleFields | undefined): SampleStep[] | undefined {
+  const parsed = fields?.['steps'] === undefined ? undefined : EditedStepsSchema.safeParse(fields['steps']);
+  return parsed?.success ? parsed.data : undefined;
+}
+
+/** The excerpt of the endpoint a step's request resolves to, or null. */
+export function stepExcerpt(spec: ApiSpec, config: RequestConfig): EndpointExcerpt | null {
+  const endpoint = resolveEndpoint(spec, config.url, config.method.toLowerCase(), config.params ?? {}).endpoint;
+  return endpoint ? endpointExcerpt(spec, endpoint) : null;
+}
+
+/** A request with `value` at `data.<path>`, `params.<path>` or `headers.<path>` (objects on the way made as needed). */
+function withRequestValue(config: RequestConfig, where: string, value: JsonValue): RequestConfig | undefined {
+  const [location, ...path] = where.split('.');
+  if ((location !== 'data' && location !== 'params' && location !== 'headers') || path.length === 0) return undefined;
+  const next = JSON.parse(JSON.stringify(config)) as RequestConfig;
+  const root = next[location];
+  if (root !== undefined && (root === null || typeof root !== 'object' || Array.isArray(root))) return undefined;
+  const top: Record<string, JsonValue> = root ?? {};
+  let node = top;
+  for (const key of path.slice(0, -1)) {
+    const child = node[key];
+    if (child === undefined) node[key] = {};
+    else if (child === null || typeof child !== 'object' || Array.isArray(child)) return undefined;
+    node = node[key] as Record<string, JsonValue>;
+  }
+  node[path.at(-1)!] = value;
+  return { ...next, [location]: top };
+}
+
+/**
+ * A multi-step sample's certain fixes, each on its step (scoring.md §7): the request's, as a
+ * single sample's; a string in a stubbed response that the operation's response schema types as a
+ * number or boolean, converted; a carried value the request sends differently from what the
+ * earlier response holds, set to what it holds (the carried pointer is what the task tests).
+ */
+export function stepQuickFixes(spec: ApiSpec, steps: readonly SampleStep[], findings: readonly Finding[]): QuickFix[] {
+  return steps.flatMap((step, i) => {
+    const endpoint = resolveEndpoint(spec, step.config.url, step.config.method.toLowerCase(), step.config.params ?? {}).endpoint;
+    const fixes = endpoint ? quickFixes(spec, endpoint, step.config, findings, i) : [];
+    const response = findings.findIndex((f) => f.step === i && f.rule === 'response');
+    const data = response >= 0 ? coercedLeaves(responseSchema(endpoint, step.response.status), step.response.data, 'response.data') : undefined;
+    if (data) fixes.push({ finding: response, step: i, kind: 'coerce', label: `step ${i}: ${data.changes.join(', ')}`, config: step.config, response: { ...step.response, data: data.value } });
+    for (const [where, pointer] of Object.entries(step.carried ?? {})) {
+      const finding = findings.findIndex((f) => f.step === i && f.rule === 'carried' && f.message.startsWith(`step ${i}: carried ${where} ← ${pointer}: the request sends`));
+      const { step: from, pointer: at } = carriedSource(pointer);
+      const held = from < i ? valueAtPointer(steps[from]!.response as unknown as JsonValue, at) : undefined;
+      const config = finding >= 0 && held !== undefined ? withRequestValue(step.config, where, held) : undefined;
+      if (config) fixes.push({ finding, step: i, kind: 'carry', label: `step ${i}: set ${where} to ${JSON.stringify(held)} (what step ${from}'s response holds)`, config });
+    }
+    return fixes;
+  });
 }
 
 /** Lower-case words and numbers of a task, as a set. */

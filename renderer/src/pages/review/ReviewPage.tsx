@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 
 import { CHECKLIST_ITEMS, parseChecklist, REVIEW_STATES } from '../../../../main/api/constants.js';
+import { setStepRequest, setStepResponse } from '../../../../main/api/stepEdits.js';
 import type { QuickFix } from './reviewStore.js';
 import type { ReviewState } from '../../../../main/api/schemas.js';
 import { Empty, Loading } from '../../components/Empty.js';
@@ -10,10 +11,39 @@ import { attempt, useNotices } from '../../notices.js';
 import { getClient } from '../../client.js';
 import { saveFile } from '../../components/download.js';
 import { EditDiff } from './EditDiff.js';
-import { selection, useReview } from './reviewStore.js';
+import { selection, stepsInEdit, stepsOfSample, useReview } from './reviewStore.js';
 import { SampleEditor } from './SampleEditor.js';
 import { SpecExcerpt } from './SpecExcerpt.js';
+import { StepsEditor } from './StepsEditor.js';
 import './review.css';
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** How many steps a revision's side holds (a multi-step sample's edit records them). */
+const stepCount = (state: { fields?: Record<string, unknown> | undefined } | null): number | undefined => {
+  const steps = state?.fields?.['steps'];
+  return Array.isArray(steps) ? steps.length : undefined;
+};
+
+/**
+ * A fix of one step of a multi-step sample, into the draft: on the step wherever the draft moved
+ * it, refused in one line where the draft removed it or already changed what the fix replaces
+ * (the fix was computed on the saved step).
+ */
+function applyStepFix(fix: QuickFix & { step: number }): void {
+  const { detail, editSteps } = useReview.getState();
+  const saved = stepsOfSample(detail?.sample)?.[fix.step];
+  if (!saved) return;
+  editSteps((steps, origins) => {
+    const at = origins.indexOf(fix.step);
+    const step = steps[at];
+    if (!step) return { ok: false, reason: `step ${fix.step} is removed in your changes: its fix no longer applies` };
+    const edited = !same(step.config, saved.config) ? 'request' : fix.response && !same(step.response, saved.response) ? 'response' : undefined;
+    if (edited) return { ok: false, reason: `step ${at}'s ${edited} is edited in your changes, and the fix was made for the saved one: save them (f) or discard them (Esc) first` };
+    const request = setStepRequest(steps, at, fix.config);
+    const done = request.ok && fix.response ? setStepResponse(request.steps, at, fix.response) : request;
+    return done.ok ? { ...done, note: fix.label.replace(/^step \d+: /, `step ${at}: `) } : done;
+  });
+}
 
 const blurField = (): boolean => {
   const active = document.activeElement;
@@ -36,6 +66,7 @@ export function ReviewPage(): React.JSX.Element {
   const applyFix = (fix: QuickFix | undefined): void => {
     const { detail, draft } = useReview.getState();
     if (!fix || !detail) return;
+    if (fix.step !== undefined) return applyStepFix({ ...fix, step: fix.step });
     // A fix is computed on the stored sample; it replaces the draft rather than merging into it.
     if (draft) useReview.getState().setDraft(undefined);
     useReview.getState().setDraft({ task: detail.sample.task, config: fix.config, notes: [fix.label] });
@@ -70,6 +101,11 @@ export function ReviewPage(): React.JSX.Element {
   const sample = s.detail?.sample;
   const bulkCount = selection(s.queue, s.filter).length;
   const history = s.detail ? [...s.detail.revisions].reverse() : [];
+  // A multi-step sample: its steps as edited; its findings about a step are shown on that step.
+  const storedSteps = stepsOfSample(sample);
+  const editing = stepsInEdit(s.detail, s.draft);
+  const findings = (sample?.findings ?? []).map((f, i) => ({ f, i })).filter(({ f }) => !storedSteps || f.step === undefined);
+  const onSteps = (sample?.findings.length ?? 0) - findings.length;
 
   return (
     <main className="page scroll review-page">
@@ -163,13 +199,30 @@ export function ReviewPage(): React.JSX.Element {
                   Near duplicate: {s.aid.nearDuplicates.map((d) => `#${d.position} (${Math.round(d.similarity * 100)}% of words shared)`).join(', ')} asks the same endpoint with nearly the same task: “{s.aid.nearDuplicates[0]!.task}”
                 </div>
               )}
-              <SampleEditor key={sample.id} base={sample} draft={s.draft} onDraft={s.setDraft} />
+              <SampleEditor key={sample.id} base={{ task: sample.task, config: sample.config, steps: storedSteps }} draft={s.draft} onDraft={s.setDraft} />
+              {editing && (
+                <StepsEditor
+                  steps={editing.steps}
+                  origins={editing.origins}
+                  saved={storedSteps ?? []}
+                  findings={sample.findings}
+                  fixes={s.aid?.fixes ?? []}
+                  firstFix={s.aid?.fixes[0]}
+                  refusal={s.stepRefusal}
+                  onEdit={(edit) => void s.editSteps(edit)}
+                  onFix={applyFix}
+                />
+              )}
               <h3>Check findings</h3>
               {sample.findings.length === 0 ? (
-                <p className="ok">No findings: the request agrees with the spec.</p>
+                <p className="ok">No findings: {storedSteps ? 'every step agrees with the spec, and every carried value with the response it comes from' : 'the request agrees with the spec'}.</p>
+              ) : findings.length === 0 ? (
+                <p className="muted" data-testid="review-findings-on-steps">
+                  {onSteps} finding{onSteps === 1 ? '' : 's'}, each shown on its step above.
+                </p>
               ) : (
                 <ul className="findings" data-testid="review-findings">
-                  {sample.findings.map((f, i) => {
+                  {findings.map(({ f, i }) => {
                     const fixes = s.aid?.fixes.filter((x) => x.finding === i) ?? [];
                     return (
                       <li key={i} className={`finding ${f.rule}`}>
@@ -187,7 +240,7 @@ export function ReviewPage(): React.JSX.Element {
               {s.draft && (
                 <>
                   <h3>Your changes</h3>
-                  <EditDiff before={sample} after={s.draft} />
+                  <EditDiff before={{ ...sample, steps: storedSteps }} after={s.draft} />
                 </>
               )}
               <h3>Checklist</h3>
@@ -224,6 +277,12 @@ export function ReviewPage(): React.JSX.Element {
                       return (
                         <li key={r.id} className={r.undone ? 'undone' : undefined}>
                           <span className="muted">{r.at.replace('T', ' ').slice(0, 19)}</span> {r.author}: {r.reason.replace(/\s*\[checklist: [^\]]*\]/, '')} → {r.after.reviewState}
+                          {stepCount(r.before) !== undefined && stepCount(r.before) !== stepCount(r.after) && (
+                            <span className="muted">
+                              {' '}
+                              · steps {stepCount(r.before)} → {stepCount(r.after)}
+                            </span>
+                          )}
                           {checklist && <span className="muted"> · checklist {CHECKLIST_ITEMS.map(([k]) => (checklist[k] ? '✓' : '✗')).join('')}</span>}
                           {r.undone && ' (undone)'}
                         </li>
@@ -234,8 +293,19 @@ export function ReviewPage(): React.JSX.Element {
               )}
             </section>
             <aside className="review-spec">
-              <h3>Spec</h3>
-              <SpecExcerpt excerpt={s.aid?.excerpt} />
+              {s.aid?.stepExcerpts ? (
+                s.aid.stepExcerpts.map((excerpt, i) => (
+                  <div key={i} className="step-spec" data-testid={`step-${i}-spec`}>
+                    <h3>Spec · step {i}</h3>
+                    <SpecExcerpt excerpt={excerpt} />
+                  </div>
+                ))
+              ) : (
+                <>
+                  <h3>Spec</h3>
+                  <SpecExcerpt excerpt={s.aid?.excerpt} />
+                </>
+              )}
             </aside>
           </div>
         )
@@ -287,7 +357,7 @@ function ConfirmDialog(): React.JSX.Element | null {
         {!confirm ? null : confirm.kind === 'fixed' && detail && draft ? (
           <>
             <h2>Mark #{detail.sample.position} fixed with these changes?</h2>
-            <EditDiff before={detail.sample} after={draft} />
+            <EditDiff before={{ ...detail.sample, steps: stepsOfSample(detail.sample) }} after={draft} />
             <p className="muted small">Reason recorded: fixed: {draft.notes.join('; ') || 'edited'}</p>
           </>
         ) : (

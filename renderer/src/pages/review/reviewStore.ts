@@ -1,8 +1,9 @@
 import { create } from 'zustand';
 import { parseChecklist, type Checklist } from '../../../../main/api/constants.js';
+import { sameSteps, type StepEdit } from '../../../../main/api/stepEdits.js';
 import type { Output, SampleDetail } from '../../../../main/api/contract.js';
 
-import type { DatasetSummary, RequestConfig, ReviewState, Sample } from '../../../../main/api/schemas.js';
+import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleStep } from '../../../../main/api/schemas.js';
 import { getClient } from '../../client.js';
 import { act, attempt, isConflict, staleMessage, useNotices } from '../../notices.js';
 import { useDatasets } from '../datasets/datasetsStore.js';
@@ -22,9 +23,26 @@ export interface QueueFilter {
 
 export interface Draft {
   task: string;
+  /** A multi-step sample's: the last step's request. */
   config: RequestConfig;
   /** What changed, for the revision's reason (the one-click fixes applied, or "edited"). */
   notes: string[];
+  /** A multi-step sample's steps as edited, with where each came from (its stored index; null for an added one). */
+  steps?: SampleStep[];
+  origins?: (number | null)[];
+}
+
+/** A multi-step sample's stored steps (its fields hold them; the service checked their shape). */
+export function stepsOfSample(sample: Pick<Sample, 'fields'> | undefined): SampleStep[] | undefined {
+  const steps = sample?.fields?.['steps'];
+  return Array.isArray(steps) && steps.length > 0 && steps.every((s) => typeof s === 'object' && s !== null && 'config' in s && 'response' in s) ? (steps as unknown as SampleStep[]) : undefined;
+}
+
+/** What the steps editor works on: the draft's steps, else the stored ones, each with where it came from. */
+export function stepsInEdit(detail: SampleDetail | undefined, draft: Draft | undefined): { steps: SampleStep[]; origins: (number | null)[] } | undefined {
+  const stored = stepsOfSample(detail?.sample);
+  if (!stored) return undefined;
+  return draft?.steps ? { steps: draft.steps, origins: draft.origins ?? draft.steps.map((_, i) => i) } : { steps: stored, origins: stored.map((_, i) => i) };
 }
 
 export type Confirm = { kind: 'fixed' } | { kind: 'bulk'; state: 'accepted' | 'rejected' };
@@ -58,6 +76,13 @@ export interface ReviewPageState {
   open(index: number): Promise<void>;
   move(by: 1 | -1): Promise<void>;
   setDraft(draft: Draft | undefined): void;
+  /**
+   * Edits a multi-step sample's steps in the draft (`edit` gets them as the draft has them, and
+   * where each came from); a refusal is kept in `stepRefusal`, one line, beside the steps.
+   */
+  editSteps(edit: (steps: SampleStep[], origins: (number | null)[]) => StepEdit): boolean;
+  /** Why the last edit of the steps was refused; cleared by the next edit or sample. */
+  stepRefusal: string | undefined;
   toggleChecklist(key: keyof Checklist): void;
   decide(state: 'accepted' | 'rejected'): Promise<void>;
   saveFixed(): Promise<void>;
@@ -149,6 +174,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
     detail: undefined,
     aid: undefined,
     draft: undefined,
+    stepRefusal: undefined,
     checklist: NO_CHECKLIST,
     confirm: undefined,
     decided: [],
@@ -208,7 +234,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       if (wanted !== index || !detail) return;
       // A sample decided before shows the checklist given with its last decision.
       const last = detail.revisions.filter((r) => !r.undone).at(-1);
-      set({ index, detail, aid, draft: undefined, checklist: (last && parseChecklist(last.reason)) || NO_CHECKLIST, confirm: undefined });
+      set({ index, detail, aid, draft: undefined, stepRefusal: undefined, checklist: (last && parseChecklist(last.reason)) || NO_CHECKLIST, confirm: undefined });
     },
     async move(by) {
       const { queue } = get();
@@ -217,7 +243,31 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       if (next !== from) await get().open(next);
     },
     setDraft(draft) {
-      set({ draft });
+      set({ draft, stepRefusal: undefined });
+    },
+    editSteps(edit) {
+      const { detail, draft } = get();
+      const current = stepsInEdit(detail, draft);
+      if (!detail || !current) return false;
+      const done = edit(current.steps, current.origins);
+      if (!done.ok) {
+        set({ stepRefusal: done.reason });
+        return false;
+      }
+      const task = draft?.task ?? detail.sample.task;
+      // Back to the stored steps and task: no draft.
+      if (sameSteps(done.steps, stepsOfSample(detail.sample)) && task === detail.sample.task) {
+        set({ draft: undefined, stepRefusal: undefined });
+        return true;
+      }
+      const notes = draft?.notes ?? [];
+      // Typing in a step's JSON edits it at each keystroke that parses: said once.
+      const repeated = done.note.startsWith('edited ') && notes.includes(done.note);
+      set({
+        draft: { task, config: done.steps.at(-1)!.config, steps: done.steps, origins: done.order.map((o) => (o === null ? null : (current.origins[o] ?? null))), notes: repeated ? notes : [...notes, done.note] },
+        stepRefusal: undefined,
+      });
+      return true;
     },
     toggleChecklist(key) {
       set((s) => ({ checklist: { ...s.checklist, [key]: !s.checklist[key] } }));
@@ -245,7 +295,8 @@ export const useReview = create<ReviewPageState>()((set, get) => {
           datasetId: detail.sample.datasetId,
           sampleId: detail.sample.id,
           ...(taskChanged ? { task: draft.task } : {}),
-          config: draft.config,
+          // A multi-step sample's requests are its steps: they are sent whole, its config follows the last.
+          ...(draft.steps ? { steps: draft.steps } : stepsOfSample(detail.sample) ? {} : { config: draft.config }),
           reviewState: 'fixed',
           reason,
           checklist,
