@@ -31,7 +31,14 @@ export const SynthesisEndpointSchema = z.object({
 });
 export type SynthesisEndpoint = z.infer<typeof SynthesisEndpointSchema>;
 
+/** What a job drafts: single-request samples of endpoints, or multi-step samples from chains of two operations (scoring.md §7). */
+export const SynthesisKindSchema = z.enum(['endpoints', 'chains']);
+
 export const SynthesisSettingsSchema = z.object({
+  /** Absent: `endpoints` (jobs stored before chains). */
+  kind: SynthesisKindSchema.optional(),
+  /** A chains job: at most this many chains per API. */
+  maxChains: z.number().int().optional(),
   endpoints: z.union([z.enum(['uncovered', 'all']), z.array(z.string())]),
   api: z.string().optional(),
   baseUrl: z.string().optional(),
@@ -67,8 +74,20 @@ export type SynthesisJob = z.infer<typeof SynthesisJobSchema>;
 
 export const SynthesizeInputSchema = z.object({
   datasetId: z.number().int(),
-  /** `uncovered`, `all`, or endpoints as `METHOD /path` with the spec's path template. */
+  /**
+   * `chains`: draft multi-step samples from chains of two operations, a field of one's response
+   * being a parameter of the other's request (main/synthesis/chains.ts); each job endpoint is
+   * then a chain, named by its key.
+   */
+  kind: SynthesisKindSchema.default('endpoints'),
+  /**
+   * `uncovered`, `all`, or endpoints as `METHOD /path` with the spec's path template. For chains:
+   * `uncovered` the chains no multi-step sample of the dataset follows yet, a list the chains
+   * whose first or second operation it names.
+   */
   endpoints: z.union([z.enum(['uncovered', 'all']), z.array(z.string().min(1)).min(1)]).default('uncovered'),
+  /** Chains: at most this many per API, best first and varied (default 10). */
+  maxChains: z.number().int().min(1).max(200).optional(),
   api: z.string().optional(),
   provider: SynthesisProviderSchema,
   model: z.string().min(1).optional(),
@@ -77,8 +96,9 @@ export const SynthesizeInputSchema = z.object({
   /** A GGUF file, for `local`. */
   modelFile: z.string().min(1).optional(),
   concurrency: z.number().int().min(1).max(64).default(4),
-  /** Endpoints per request (default 8; 1 for local models). */
+  /** Endpoints per request (default 8; chains 4; 1 for local models). */
   batchSize: z.number().int().min(1).max(100).optional(),
+  /** Samples per endpoint, or per chain. */
   samplesPerEndpoint: z.number().int().min(1).max(10).default(1),
   /** Resolve when the job ends (the CLI) rather than at once (the UI follows it by events). */
   wait: z.boolean().default(false),

@@ -1,18 +1,19 @@
 import { setMaxListeners } from 'node:events';
 import type { Output, Parsed, WorkbenchEvent } from '../api/contract.js';
 import { WapiiError } from '../api/result.js';
-import type { Sample } from '../api/schemas.js';
+import type { JsonValue, Sample, SampleStep } from '../api/schemas.js';
+import { carriedSource } from '../api/steps.js';
 import type { SynthesisJob } from '../api/synthesis.js';
 import { checkSample, sampleId } from '../dataset/index.js';
 import { createExecutor, type Executor } from '../execution/index.js';
-import type { ApiSpec, Endpoint } from '../openapi/index.js';
-import { oracleProgram } from '../prompt/index.js';
-import { evaluateCode } from '../runner/index.js';
+import { resolveEndpoint, type ApiSpec, type Endpoint } from '../openapi/index.js';
+import { oracleProgram, stepsOracleProgram } from '../prompt/index.js';
+import { evaluateCode, evaluateStepsCode, stepsOf } from '../runner/index.js';
 import type { Store, SynthesizedSampleRecord } from '../store/index.js';
 import { costOf, priceOf, type PriceTable } from '../providers/prices.js';
 import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry.js';
 import type { ModelProvider } from '../providers/types.js';
-import { DEFAULT_RETRY, runSynthesisJob, type JobSink, type RetryPolicy, type SynthesisTarget } from '../synthesis/index.js';
+import { DEFAULT_RETRY, findChains, pickChains, runSynthesisJob, type Chain, type JobSink, type RetryPolicy, type SynthesisTarget } from '../synthesis/index.js';
 import type { ApiKeyStore } from './apiKeys.js';
 import { entryOf, providerFor } from './providers.js';
 import { apiCoverage, endpointKey } from './coverage.js';
@@ -46,6 +47,9 @@ const normaliseKey = (text: string): string => {
 const SYNTHESIS_TIMEOUT_MS = 600_000;
 /** The job retries (synthesisRetry), counting each: the provider does not retry underneath it. */
 const NO_RETRY: RetryPolicy = { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 };
+/** Chains drafted per API when a job does not say. */
+const DEFAULT_MAX_CHAINS = 10;
+const operationKey = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method.toUpperCase()} ${e.path}`;
 
 export class SynthesisJobs {
   private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
@@ -119,6 +123,71 @@ export class SynthesisJobs {
   }
 
   /**
+   * The chains a chains job drafts, per API: findChains' candidates, those a selection names
+   * (`uncovered`: no multi-step sample of the dataset follows them yet, by operations and
+   * carried parameter; a list: those whose first or second operation it names), then at most
+   * `maxChains` of them, best first and varied (pickChains).
+   */
+  private async chainTargets(datasetId: number, selection: Settings['endpoints'], api: string | undefined, maxChains: number): Promise<SynthesisTarget[]> {
+    const apis = await this.apis(datasetId, api);
+    const samples = this.ctx.store.listSamples(datasetId);
+    const wanted = Array.isArray(selection) ? new Set(selection.map(normaliseKey)) : undefined;
+    const found = new Set<string>();
+    const targets: SynthesisTarget[] = [];
+    for (const a of apis) {
+      const followed = selection === 'uncovered' ? this.followedChains(a.spec, samples.filter((s) => s.api === a.api)) : new Set<string>();
+      const candidates = findChains(a.spec).filter((c) => {
+        if (wanted) {
+          const named = [operationKey(c.producer), operationKey(c.consumer)].filter((k) => wanted.has(k));
+          for (const k of named) found.add(k);
+          return named.length > 0;
+        }
+        return !followed.has(`${operationKey(c.producer)} ${operationKey(c.consumer)} ${c.parameter.carried}`);
+      });
+      const chains = pickChains(candidates, maxChains);
+      if (chains.length > 0) targets.push({ ...a, endpoints: [], chains });
+    }
+    if (wanted) {
+      const unknown = [...wanted].filter((k) => !found.has(k));
+      if (unknown.length > 0) {
+        const known = new Set(apis.flatMap((a) => a.spec.endpoints.map(operationKey)));
+        const names = apis.map((a) => a.api).join(', ');
+        const absent = unknown.filter((k) => !known.has(k));
+        throw new WapiiError(
+          'bad_input',
+          absent.length > 0
+            ? `no endpoint ${absent.map((k) => `"${k}"`).join(', ')} in the spec of ${names}; name endpoints as "METHOD /path" with the spec's path template (see \`wapii coverage\`)`
+            : `no chain found with ${unknown.map((k) => `"${k}"`).join(', ')} in the spec of ${names}: no field of its response is another operation's parameter, or the other way round, by name`,
+        );
+      }
+    }
+    return targets;
+  }
+
+  /** `PRODUCER CONSUMER carried-key` of every carried value the API's multi-step samples hold. */
+  private followedChains(spec: ApiSpec, samples: readonly Sample[]): Set<string> {
+    const out = new Set<string>();
+    for (const sample of samples) {
+      const steps = stepsOf(sample.fields);
+      if (!steps) continue;
+      const endpoints = steps.map((s) => resolveEndpoint(spec, s.config.url, s.config.method.toLowerCase(), s.config.params ?? {}).endpoint);
+      steps.forEach((step, j) => {
+        for (const [where, source] of Object.entries(step.carried ?? {})) {
+          const producer = endpoints[carriedSource(source).step];
+          const consumer = endpoints[j];
+          if (producer && consumer) out.add(`${operationKey(producer)} ${operationKey(consumer)} ${where}`);
+        }
+      });
+    }
+    return out;
+  }
+
+  /** A chains job's chains of each API still open (its endpoints are chain keys), found again from the spec. */
+  private chainsByKey(spec: ApiSpec, keys: ReadonlySet<string>): Chain[] {
+    return findChains(spec).filter((c) => keys.has(c.key));
+  }
+
+  /**
    * The provider a job names, made by its registry entry: any provider whose answers can be held
    * to a JSON Schema. It retries nothing itself; the job retries (and counts and shows each retry).
    */
@@ -137,25 +206,34 @@ export class SynthesisJobs {
 
   async start(input: Parsed<'synthesize'>): Promise<Output<'synthesize'>> {
     const local = entryOf(input.provider).modelIs === 'file';
+    const chains = input.kind === 'chains';
     const settings: Settings = {
+      ...(chains ? { kind: 'chains' as const, maxChains: input.maxChains ?? DEFAULT_MAX_CHAINS } : {}),
       endpoints: input.endpoints,
       ...(input.api !== undefined ? { api: input.api } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
       ...(local && (input.modelFile ?? input.model) ? { modelFile: input.modelFile ?? input.model } : {}),
       concurrency: input.concurrency,
       // A local model answers one request at a time, and a long one holds the others.
-      batchSize: input.batchSize ?? (local ? 1 : 8),
+      batchSize: input.batchSize ?? (local ? 1 : chains ? 4 : 8),
       samplesPerEndpoint: input.samplesPerEndpoint,
     };
-    const targets = await this.targets(input.datasetId, input.endpoints, input.api);
-    if (targets.length === 0) throw new WapiiError('conflict', `nothing to synthesize: every endpoint${input.api ? ` of ${input.api}` : ''} already has a sample (ask for --endpoints all or a list)`);
+    const targets = chains ? await this.chainTargets(input.datasetId, input.endpoints, input.api, settings.maxChains ?? DEFAULT_MAX_CHAINS) : await this.targets(input.datasetId, input.endpoints, input.api);
+    if (targets.length === 0) {
+      throw new WapiiError(
+        'conflict',
+        chains
+          ? `nothing to synthesize: no chain${input.api ? ` of ${input.api}` : ''} left to draft (a field of one operation's response that is another's parameter, by name), or every one already has a multi-step sample (ask for --endpoints all or a list)`
+          : `nothing to synthesize: every endpoint${input.api ? ` of ${input.api}` : ''} already has a sample (ask for --endpoints all or a list)`,
+      );
+    }
     const provider = await this.provider(input.provider, settings, local ? undefined : input.model);
     const jobId = this.ctx.store.synthesis.createJob({
       datasetId: input.datasetId,
       provider: input.provider,
       model: provider.model,
       settings,
-      endpoints: targets.flatMap((t) => t.endpoints.map((e) => ({ api: t.api, endpoint: endpointKey(e) }))),
+      endpoints: targets.flatMap((t) => (t.chains ? t.chains.map((c) => ({ api: t.api, endpoint: c.key })) : t.endpoints.map((e) => ({ api: t.api, endpoint: endpointKey(e) })))),
     });
     return this.launch(jobId, input.datasetId, provider, settings, targets, input.wait);
   }
@@ -178,9 +256,16 @@ export class SynthesisJobs {
     const targets: SynthesisTarget[] = [];
     for (const a of await this.apis(job.datasetId, undefined)) {
       const keys = new Set(open.filter((o) => o.api === a.api).map((o) => o.endpoint));
+      if (job.settings.kind === 'chains') {
+        const chains = keys.size > 0 ? this.chainsByKey(a.spec, keys) : [];
+        if (chains.length > 0) targets.push({ ...a, endpoints: [], chains });
+        continue;
+      }
       const endpoints = a.spec.endpoints.filter((e: Endpoint) => keys.has(endpointKey(e)));
       if (endpoints.length > 0) targets.push({ ...a, endpoints });
     }
+    // A chain is found again by its key: a spec changed since may no longer have it.
+    if (targets.length === 0 && job.settings.kind === 'chains') throw new WapiiError('conflict', `synthesis job ${job.id}: none of its ${open.length} open chains is found in its dataset's specs any more`);
     const provider = await this.provider(job.provider, job.settings, job.model);
     const claimed = this.ctx.store.synthesis.claim(job.id, isAlive);
     if (!claimed.ok) {
@@ -237,13 +322,15 @@ export class SynthesisJobs {
         const records: SynthesizedSampleRecord[] = [];
         const taken = new Set<string>();
         for (const s of samples) {
-          const findings = checkSample(spec, { api: batch.api, config: s.config, source: {} });
-          const groundTruth = spec ? await this.groundTruth(s, spec, executor) : { verdict: 'nonexecutable', error: 'no spec' };
+          // A chain's draft is a multi-step sample: its steps are its fields, checked as an imported one's.
+          const fields = s.steps ? { steps: JSON.parse(JSON.stringify(s.steps)) as JsonValue } : undefined;
+          const findings = checkSample(spec, { api: batch.api, config: s.config, source: {}, fields });
+          const groundTruth = !spec ? { verdict: 'nonexecutable', error: 'no spec' } : s.steps ? await this.stepsGroundTruth(s.task, s.steps, spec, executor) : await this.groundTruth(s, spec, executor);
           let occurrence = 0;
           let id = sampleId(batch.api, s.task, s.config, occurrence);
           while (taken.has(id) || this.ctx.store.getSample(datasetId, id)) id = sampleId(batch.api, s.task, s.config, ++occurrence);
           taken.add(id);
-          records.push({ id, endpoint: s.endpoint, task: s.task, config: s.config, findings, groundTruth });
+          records.push({ id, endpoint: s.endpoint, task: s.task, config: s.config, findings, groundTruth, ...(fields ? { fields } : {}) });
         }
         repo.storeSamples({
           jobId,
@@ -275,6 +362,14 @@ export class SynthesisJobs {
     // Stored `finished`; a job with no endpoint done reads `failed` (SynthesisRepository.toJob).
     repo.setStatus(jobId, cancelled ? 'cancelled' : 'finished');
     this.ctx.emit({ type: 'datasetsChanged' });
+  }
+
+  /** A multi-step draft's ground-truth program (each carried value read from the response it points into), run in the sandbox against its steps' stubs. */
+  private async stepsGroundTruth(task: string, steps: readonly SampleStep[], spec: ApiSpec, executor: Executor): Promise<{ verdict: string; error?: string }> {
+    const program = stepsOracleProgram({ task, steps }, 'axios');
+    const evaluation = await evaluateStepsCode(program, steps, spec, executor);
+    const error = evaluation.verdict.error_verdict ?? evaluation.execution?.error;
+    return { verdict: evaluation.verdict.sample_verdict, ...(error ? { error: typeof error === 'string' ? error : `${error.kind}: ${error.message}` } : {}) };
   }
 
   /** The sample's ground-truth program, run in the sandbox and scored against the sample itself. */

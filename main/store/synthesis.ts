@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Finding, RequestConfig } from '../api/schemas.js';
+import type { Finding, RequestConfig, SampleFields } from '../api/schemas.js';
 import type { SampleProvenance, SynthesisEndpoint, SynthesisJob } from '../api/synthesis.js';
 
 type Settings = SynthesisJob['settings'];
@@ -25,6 +25,8 @@ export interface SynthesizedSampleRecord {
   readonly config: RequestConfig;
   readonly findings: readonly Finding[];
   readonly groundTruth: SampleProvenance['groundTruth'];
+  /** A multi-step draft's `steps` (scoring.md §7). */
+  readonly fields?: SampleFields;
 }
 
 interface JobRow {
@@ -197,7 +199,7 @@ export class SynthesisRepository {
       const answerId = this.addAnswer(input.jobId, input.answer);
       let position = (this.db.prepare('SELECT COALESCE(MAX(position), -1) + 1 AS next FROM samples WHERE dataset_id = ?').get(input.datasetId) as { next: number }).next;
       const addSample = this.db.prepare(
-        `INSERT INTO samples (dataset_id, id, position, api, task, config, source, findings, check_status, updated_at) VALUES (?, ?, ?, ?, ?, ?, '{}', ?, ?, ?)`,
+        `INSERT INTO samples (dataset_id, id, position, api, task, config, source, findings, check_status, updated_at, fields) VALUES (?, ?, ?, ?, ?, ?, '{}', ?, ?, ?, ?)`,
       );
       const addRevision = this.db.prepare('INSERT INTO revisions (dataset_id, sample_id, author, at, reason, before, after) VALUES (?, ?, ?, ?, ?, NULL, ?)');
       const addProvenance = this.db.prepare(
@@ -205,8 +207,8 @@ export class SynthesisRepository {
       );
       const perEndpoint = new Map<string, number>();
       for (const s of input.samples) {
-        addSample.run(input.datasetId, s.id, position++, input.api, s.task, JSON.stringify(s.config), JSON.stringify(s.findings), s.findings.length > 0 ? 'flagged' : 'ok', at);
-        addRevision.run(input.datasetId, s.id, input.author, at, `synthesized by ${input.provider} ${input.model} (job ${input.jobId})`, JSON.stringify({ task: s.task, config: s.config, reviewState: 'unreviewed' }));
+        addSample.run(input.datasetId, s.id, position++, input.api, s.task, JSON.stringify(s.config), JSON.stringify(s.findings), s.findings.length > 0 ? 'flagged' : 'ok', at, s.fields ? JSON.stringify(s.fields) : null);
+        addRevision.run(input.datasetId, s.id, input.author, at, `synthesized by ${input.provider} ${input.model} (job ${input.jobId})`, JSON.stringify({ task: s.task, config: s.config, reviewState: 'unreviewed', ...(s.fields ? { fields: s.fields } : {}) }));
         addProvenance.run(input.datasetId, s.id, input.jobId, answerId, input.provider, input.model, input.answer.promptHash, s.endpoint, JSON.stringify(s.groundTruth), at);
         perEndpoint.set(s.endpoint, (perEndpoint.get(s.endpoint) ?? 0) + 1);
       }

@@ -1,11 +1,24 @@
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
-import { RequestConfigSchema, type RequestConfig } from '../api/schemas.js';
+import { RequestConfigSchema, type RequestConfig, type SampleStep } from '../api/schemas.js';
 import { resolveEndpoint, type ApiSpec, type Endpoint, type JsonSchema } from '../openapi/index.js';
 import type { ProviderOutput as ProviderAnswer } from '../providers/types.js';
 
 const endpointKey = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method.toUpperCase()} ${e.path}`;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/** An Axios request config, as an answer writes one. */
+export const CONFIG_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', description: 'server URL + path with path parameters filled in, no query string' },
+    method: { type: 'string', enum: METHODS },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    params: { type: 'object', additionalProperties: true },
+    data: { type: 'object', additionalProperties: true },
+  },
+  required: ['url', 'method'],
+};
 
 /** WAPIIBench's per-API format, as the answer must be: `{"samples": [{"task", "config"}]}`. */
 export const ANSWER_SCHEMA: JsonSchema = {
@@ -17,17 +30,7 @@ export const ANSWER_SCHEMA: JsonSchema = {
         type: 'object',
         properties: {
           task: { type: 'string', description: 'the task, in plain English, with every value the request needs' },
-          config: {
-            type: 'object',
-            properties: {
-              url: { type: 'string', description: 'server URL + path with path parameters filled in, no query string' },
-              method: { type: 'string', enum: METHODS },
-              headers: { type: 'object', additionalProperties: { type: 'string' } },
-              params: { type: 'object', additionalProperties: true },
-              data: { type: 'object', additionalProperties: true },
-            },
-            required: ['url', 'method'],
-          },
+          config: CONFIG_SCHEMA,
         },
         required: ['task', 'config'],
       },
@@ -50,6 +53,27 @@ const keyed = (names: readonly string[], value: JsonSchema): JsonSchema => ({
  * complete, valid JSON well inside its token budget. Body values are kept flat for the same reason.
  */
 export function boundedAnswerSchema(spec: ApiSpec, endpoints: readonly Endpoint[], samplesPerEndpoint: number): JsonSchema {
+  const count = endpoints.length * samplesPerEndpoint;
+  return {
+    type: 'object',
+    properties: {
+      samples: {
+        type: 'array',
+        minItems: count,
+        maxItems: count,
+        items: {
+          type: 'object',
+          properties: { task: { type: 'string', maxLength: 300 }, config: boundedConfigSchema(spec, endpoints) },
+          required: ['task', 'config'],
+        },
+      },
+    },
+    required: ['samples'],
+  };
+}
+
+/** A request config to one of `endpoints`, bounded as boundedAnswerSchema says: argument names from the spec, flat values of bounded length. */
+export function boundedConfigSchema(spec: ApiSpec, endpoints: readonly Endpoint[]): JsonSchema {
   const headerNames = new Set<string>(['Authorization', 'Content-Type']);
   const queryNames = new Set<string>();
   const bodyNames = new Set<string>();
@@ -67,23 +91,7 @@ export function boundedAnswerSchema(spec: ApiSpec, endpoints: readonly Endpoint[
   };
   if (queryNames.size > 0) config['params'] = keyed([...queryNames], scalar(60));
   if (bodyNames.size > 0) config['data'] = keyed([...bodyNames], scalar(60));
-  const count = endpoints.length * samplesPerEndpoint;
-  return {
-    type: 'object',
-    properties: {
-      samples: {
-        type: 'array',
-        minItems: count,
-        maxItems: count,
-        items: {
-          type: 'object',
-          properties: { task: { type: 'string', maxLength: 300 }, config: { type: 'object', properties: config, required: ['url', 'method'] } },
-          required: ['task', 'config'],
-        },
-      },
-    },
-    required: ['samples'],
-  };
+  return { type: 'object', properties: config, required: ['url', 'method'] };
 }
 
 /** Why an answer (or a call) gave no samples for an endpoint; recorded with the raw answer. */
@@ -96,10 +104,13 @@ export interface AnswerFailure {
 }
 
 export interface SynthesizedSample {
-  /** `GET /path`: the asked endpoint the config resolves to. */
+  /** `GET /path`: the asked endpoint the config resolves to; for a chain's draft, the chain's key. */
   readonly endpoint: string;
   readonly task: string;
+  /** A multi-step draft's: its last step's. */
   readonly config: RequestConfig;
+  /** A chain's draft (scoring.md §7): its steps, each carried value filled from the chain. */
+  readonly steps?: readonly SampleStep[];
 }
 
 export type ReadAnswer =
@@ -151,6 +162,23 @@ function endsEarly(text: string): boolean {
   return inString || depth > 0;
 }
 
+/** The JSON of an answer: a block, a cut-off, an empty or malformed text is a failure that says which. */
+export function answerJson(answer: ProviderAnswer): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly failure: AnswerFailure } {
+  const failure = (kind: FailureKind, message: string) => ({ ok: false as const, failure: { kind, message } });
+  if (answer.finish === 'blocked') return failure('blocked', `the provider blocked the answer (${answer.finishReason ?? 'safety'})`);
+  const text = answer.text.trim().replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/, '$1');
+  if (answer.finish === 'length') return failure('truncated', `the answer was cut at the token limit after ${answer.usage.outputTokens} tokens`);
+  if (text === '') return failure('invalid_json', `the answer is empty${answer.finishReason ? ` (finish reason ${answer.finishReason})` : ''}`);
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    if (endsEarly(text)) return failure('truncated', `the answer's JSON ends early (${text.length} characters, inside an open string, object or array)`);
+    const errors: ParseError[] = [];
+    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false });
+    return failure('invalid_json', `the answer is not valid JSON${errors[0] ? ` (error at character ${errors[0].offset})` : ''}`);
+  }
+}
+
 /**
  * Reads a provider's answer against the endpoints asked for. All or nothing: an answer that is
  * blocked, cut off, not JSON, not in the format, or holds a sample for an endpoint not asked for
@@ -161,20 +189,9 @@ function endsEarly(text: string): boolean {
  */
 export function readAnswer(answer: ProviderAnswer, spec: ApiSpec, asked: readonly Endpoint[], perEndpoint = 1): ReadAnswer {
   const failure = (kind: FailureKind, message: string): ReadAnswer => ({ ok: false, failure: { kind, message } });
-  if (answer.finish === 'blocked') return failure('blocked', `the provider blocked the answer (${answer.finishReason ?? 'safety'})`);
-  const text = answer.text.trim().replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/, '$1');
-  if (answer.finish === 'length') return failure('truncated', `the answer was cut at the token limit after ${answer.usage.outputTokens} tokens`);
-  if (text === '') return failure('invalid_json', `the answer is empty${answer.finishReason ? ` (finish reason ${answer.finishReason})` : ''}`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    if (endsEarly(text)) return failure('truncated', `the answer's JSON ends early (${text.length} characters, inside an open string, object or array)`);
-    const errors: ParseError[] = [];
-    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false });
-    return failure('invalid_json', `the answer is not valid JSON${errors[0] ? ` (error at character ${errors[0].offset})` : ''}`);
-  }
-  const parsed = AnswerSchema.safeParse(value);
+  const json = answerJson(answer);
+  if (!json.ok) return json;
+  const parsed = AnswerSchema.safeParse(json.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return failure('invalid_sample', `the answer is not {"samples": [{"task", "config"}]}: ${issue ? `${issue.path.join('.') || 'answer'}: ${issue.message}` : 'invalid'}`);

@@ -4,6 +4,9 @@ import { withRetry, type RetryPolicy } from '../providers/retry.js';
 import type { ModelProvider, ProviderOutput, TokenUsage } from '../providers/types.js';
 import type { ApiSpec, Endpoint } from '../openapi/index.js';
 import { ANSWER_SCHEMA, boundedAnswerSchema, readAnswer, type AnswerFailure, type SynthesizedSample } from './answer.js';
+import { boundedChainAnswerSchema, CHAIN_ANSWER_SCHEMA, readChainAnswer } from './chainAnswer.js';
+import { chainPrompt } from './chainPrompt.js';
+import type { Chain } from './chains.js';
 import { synthesisPrompt, type SynthesisPrompt } from './prompt.js';
 
 /** A provider's answer to a synthesis request. */
@@ -20,24 +23,28 @@ export interface SynthesisTarget {
   /** The spec file's text, as the prompt shows it. */
   readonly specText: string;
   readonly endpoints: readonly Endpoint[];
+  /** Chains to draft multi-step samples from (findChains), instead of samples of `endpoints`. */
+  readonly chains?: readonly Chain[];
 }
 
 export interface JobPlan {
   readonly targets: readonly SynthesisTarget[];
+  /** Samples per endpoint, or per chain. */
   readonly samplesPerEndpoint: number;
-  /** Endpoints asked for in one request. */
+  /** Endpoints (or chains) asked for in one request. */
   readonly batchSize: number;
   /** Requests in flight at most. */
   readonly concurrency: number;
   readonly retry: RetryPolicy;
 }
 
-/** One request: some endpoints of one API. */
+/** One request: some endpoints of one API, or some of its chains (`keys` then the chains' keys). */
 export interface Batch {
   readonly api: string;
   readonly spec: ApiSpec;
   readonly endpoints: readonly Endpoint[];
   readonly keys: readonly string[];
+  readonly chains?: readonly Chain[];
 }
 
 /**
@@ -58,6 +65,13 @@ const keyOf = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method.toUp
 export function batchesOf(plan: Pick<JobPlan, 'targets' | 'batchSize'>): Batch[] {
   const batches: Batch[] = [];
   for (const target of plan.targets) {
+    if (target.chains) {
+      for (let i = 0; i < target.chains.length; i += plan.batchSize) {
+        const chains = target.chains.slice(i, i + plan.batchSize);
+        batches.push({ api: target.api, spec: target.spec, endpoints: [...new Set(chains.flatMap((c) => [c.producer, c.consumer]))], keys: chains.map((c) => c.key), chains });
+      }
+      continue;
+    }
     for (let i = 0; i < target.endpoints.length; i += plan.batchSize) {
       const endpoints = target.endpoints.slice(i, i + plan.batchSize);
       batches.push({ api: target.api, spec: target.spec, endpoints, keys: endpoints.map(keyOf) });
@@ -84,20 +98,20 @@ export async function runSynthesisJob(provider: ModelProvider, plan: JobPlan, si
   sink.progress(0, batches.length);
   const one = async (batch: Batch): Promise<void> => {
     if (signal?.aborted) return;
-    const prompt = synthesisPrompt({
-      api: batch.api,
-      specText: specTexts.get(batch.api) ?? '',
-      endpoints: batch.endpoints,
-      samplesPerEndpoint: plan.samplesPerEndpoint,
-      contextTokens,
-      maxOutputTokens,
-    });
+    const specText = specTexts.get(batch.api) ?? '';
+    const per = plan.samplesPerEndpoint;
+    const prompt = batch.chains
+      ? chainPrompt({ api: batch.api, specText, chains: batch.chains, samplesPerChain: per, contextTokens, maxOutputTokens })
+      : synthesisPrompt({ api: batch.api, specText, endpoints: batch.endpoints, samplesPerEndpoint: per, contextTokens, maxOutputTokens });
     if (!prompt.ok) {
       sink.fail(batch, batch.keys, { kind: 'prompt_too_large', message: prompt.error.message }, undefined, undefined);
       return;
     }
     const request = { kind: 'chat', system: prompt.value.system, messages: [{ role: 'user', content: prompt.value.user }] } as const;
-    const options = { maxTokens: maxOutputTokens, temperature: 1, jsonSchema: { name: 'wapiibench_samples', schema: ANSWER_SCHEMA, bounded: boundedAnswerSchema(batch.spec, batch.endpoints, plan.samplesPerEndpoint) } };
+    const jsonSchema = batch.chains
+      ? { name: 'wapiibench_chains', schema: CHAIN_ANSWER_SCHEMA, bounded: boundedChainAnswerSchema(batch.spec, batch.chains, per) }
+      : { name: 'wapiibench_samples', schema: ANSWER_SCHEMA, bounded: boundedAnswerSchema(batch.spec, batch.endpoints, per) };
+    const options = { maxTokens: maxOutputTokens, temperature: 1, jsonSchema };
     let answer: ProviderAnswer;
     try {
       answer = await withRetry(() => provider.generate(request, options, jobSignal), plan.retry, signal, (error) => sink.retry(error, batch));
@@ -111,13 +125,13 @@ export async function runSynthesisJob(provider: ModelProvider, plan: JobPlan, si
     }
     sink.usage(answer.usage);
     if (signal?.aborted) return;
-    const read = readAnswer(answer, batch.spec, batch.endpoints, plan.samplesPerEndpoint);
+    const read = batch.chains ? readChainAnswer(answer, batch.spec, batch.chains, per) : readAnswer(answer, batch.spec, batch.endpoints, per);
     if (!read.ok) {
       sink.fail(batch, batch.keys, read.failure, prompt.value, answer);
       return;
     }
     if (read.samples.length > 0) await sink.accept(batch, prompt.value, answer, read.samples, read.dropped);
-    if (read.missing.length > 0) sink.fail(batch, read.missing, { kind: 'missing', message: 'the answer holds no sample for this endpoint' }, prompt.value, answer);
+    if (read.missing.length > 0) sink.fail(batch, read.missing, { kind: 'missing', message: `the answer holds no sample for this ${batch.chains ? 'chain' : 'endpoint'}` }, prompt.value, answer);
   };
   // A batch that throws (the store cannot write) keeps the batches not yet begun from starting,
   // and the job ends only when those in flight have: none writes after its caller saw it fail.
