@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { carriedSource, requestValueAt, valueAtPointer } from '../api/steps.js';
+import { carriedSource, requestValueAt, valueAtPointer, segmentHolding } from '../api/steps.js';
 import { StepSchema, type Finding, type JsonValue, type RequestConfig, type SampleFields } from '../api/schemas.js';
 import {
   argumentSource,
@@ -181,6 +181,12 @@ export function checkSample(spec: ApiSpec | undefined, sample: { api: string; co
   return findings;
 }
 
+/** The schema of an operation's response for a status: its own, its `2XX` range's, else `default`. */
+export function responseSchema(endpoint: Endpoint | undefined, status: number): JsonSchema | undefined {
+  const code = String(status);
+  return endpoint?.responses?.[code] ?? endpoint?.responses?.[`${code[0]}XX`] ?? endpoint?.responses?.['default'];
+}
+
 /**
  * A multi-step sample's checks (scoring.md §7): each step's request against the spec, as a single
  * sample's, and each carried value: it points into an earlier step's response, and what it points
@@ -196,7 +202,10 @@ function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
     // The stubbed answer is what the API would send: valid against the operation's response schema for its status, where the spec has one.
     const endpoint = resolveEndpoint(spec, step.config.url, step.config.method.toLowerCase(), step.config.params ?? {}).endpoint;
     const status = String(step.response.status);
-    const schema = endpoint?.responses?.[status] ?? endpoint?.responses?.[`${status[0]}XX`] ?? endpoint?.responses?.['default'];
+    const schema = responseSchema(endpoint, step.response.status);
+    const documented = Object.keys(endpoint?.responses ?? {});
+    // An answer with a status the operation does not document cannot be validated: that is a finding, not a pass.
+    if (endpoint && schema === undefined && documented.length > 0) findings.push({ rule: 'response', step: i, message: `step ${i}: the response's status ${status} is not one the ${endpoint.method.toUpperCase()} ${endpoint.path} operation documents (${documented.join(', ')})` });
     for (const problem of validateValue(spec, schema, step.response.data ?? null).slice(0, 3)) {
       findings.push({ rule: 'response', step: i, message: `step ${i}: the response's data${problem.path.length > 0 ? ` at ${problem.path.join('.')}` : ''} ${problem.message} (the ${endpoint?.method.toUpperCase()} ${endpoint?.path} response schema for ${status})` });
     }
@@ -214,7 +223,7 @@ function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
       }
       const [location] = where.split('.');
       if (location === 'path_params') {
-        if (held === null || typeof held === 'object' || !step.config.url.split('?')[0]!.split('/').includes(encodeURIComponent(String(held)))) say(`the URL has no segment ${JSON.stringify(held)}, which the response holds`);
+        if (held === null || typeof held === 'object' || !segmentHolding(step.config.url, String(held))) say(`the URL has no segment ${JSON.stringify(held)}, which the response holds`);
         continue;
       }
       const sent = requestValueAt(step.config, where);

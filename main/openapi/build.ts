@@ -182,17 +182,21 @@ function readRequestBody(resolve: Resolve, raw: unknown): RequestBody | undefine
   return { required: value['required'] === true, contents };
 }
 
-/** Each response's JSON body schema by status key: its `application/json` (or `+json`) content's, as written (a `$ref` left to the validator). */
+/**
+ * Each documented response's JSON body schema by status key: its `application/json` (or `+json`)
+ * content's, as written (a `$ref` left to the validator); `{}` (anything) for a status documented
+ * without a JSON body, so every documented status is known.
+ */
 function readResponses(resolve: Resolve, raw: unknown): Record<string, JsonSchema> | undefined {
   const responses = resolve(raw);
   if (!isObj(responses)) return undefined;
   const out: Record<string, JsonSchema> = {};
   for (const [status, r] of Object.entries(responses)) {
     const response = resolve(r);
-    if (!isObj(response) || !isObj(response['content'])) continue;
-    const json = Object.entries(response['content']).find(([type]) => /^application\/(.+\+)?json\b/.test(type))?.[1];
+    if (!isObj(response)) continue;
+    const json = isObj(response['content']) ? Object.entries(response['content']).find(([type]) => /^application\/(.+\+)?json\b/.test(type))?.[1] : undefined;
     const schema = isObj(json) ? json['schema'] : undefined;
-    if (isObj(schema)) out[status] = schema as JsonSchema;
+    out[status] = isObj(schema) ? (schema as JsonSchema) : {};
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

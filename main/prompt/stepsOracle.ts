@@ -2,7 +2,8 @@ import { CLIENT_PROFILES, type HttpClient } from '../api/clients.js';
 import type { JsonValue, RequestConfig, SampleStep } from '../api/schemas.js';
 import { initMembers, queryOf } from './fetchOracle.js';
 import { argumentsAfterUrl, IDENTIFIER, type CallStyle } from './oracle.js';
-import { carriedSource, valueAtPointer } from '../api/steps.js';
+import { carriedSource, segmentHolding, valueAtPointer } from '../api/steps.js';
+import { escapeRegExp } from '../openapi/index.js';
 import { stringLiteral, taskComment, type Quote } from './starter.js';
 
 /** A step as the oracle needs it: its request and the values it carries from earlier responses (scoring.md §7). */
@@ -69,9 +70,11 @@ function readExpression(source: string, client: HttpClient): string {
  * expressions. A carried path parameter is the URL segment holding the value the earlier
  * response held there (`check` verifies the two agree).
  */
-function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClient, first: number): { config: RequestConfig; expressions: Map<string, string> } {
+function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClient, first: number): { config: RequestConfig; expressions: Map<string, string>; raw: Set<string> } {
   const config = structuredClone(step.config) as RequestConfig;
   const expressions = new Map<string, string>();
+  /** Markers of values the URL holds as they are (not percent-encoded): read into it as they are. */
+  const raw = new Set<string>();
   let n = first;
   for (const [where, pointer] of Object.entries(step.carried ?? {})) {
     const mark = marker(n++);
@@ -81,11 +84,10 @@ function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClie
       const source = carriedSource(pointer);
       const held = valueAtPointer(steps[source.step]?.response as JsonValue | undefined, source.pointer);
       if (held === undefined || held === null || typeof held === 'object') continue;
-      const [base = '', query] = config.url.split('?');
-      const segments = base.split('/');
-      const at = segments.findIndex((segment, i) => i > 2 && segment === encodeURIComponent(String(held)));
-      if (at > 2) segments[at] = mark;
-      config.url = segments.join('/') + (query !== undefined ? `?${query}` : '');
+      const at = segmentHolding(config.url, String(held));
+      if (!at) continue;
+      config.url = config.url.slice(0, at.start) + mark + config.url.slice(at.end);
+      if (!at.encoded) raw.add(mark);
       continue;
     }
     let holder = (location === 'data' ? config.data : location === 'params' ? config.params : location === 'headers' ? config.headers : undefined) as Record<string, JsonValue> | undefined;
@@ -93,22 +95,31 @@ function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClie
     const last = path.at(-1);
     if (holder && last !== undefined && Object.hasOwn(holder, last)) holder[last] = mark;
   }
-  return { config, expressions };
+  return { config, expressions, raw };
 }
 
-/** `text` with each marker literal (in any quote) replaced by its expression; a marker inside a string turns that string into a template literal. */
-function substitute(text: string, expressions: ReadonlyMap<string, string>, quote: Quote): string {
+/**
+ * `text` with each marker literal (in any quote) replaced by its expression. A string that holds
+ * markers among other text (a URL, a query) becomes one template literal with each value read into
+ * it, percent-encoded unless the URL held it as it is; all its markers at once, so a second value
+ * in the same string never escapes the first.
+ */
+function substitute(text: string, expressions: ReadonlyMap<string, string>, quote: Quote, raw: ReadonlySet<string> = new Set()): string {
   let out = text;
-  for (const [mark, expression] of expressions) {
-    const whole = stringLiteral(mark, quote);
-    if (out.includes(whole)) {
-      out = out.split(whole).join(expression);
-      continue;
-    }
-    // Inside a longer string (a URL, a query): that string becomes a template literal with the value in it.
-    out = out.replace(new RegExp(`(['"\`])((?:(?!\\1)[^\\\\]|\\\\.)*?)${mark}((?:(?!\\1)[^\\\\]|\\\\.)*?)\\1`), (_all, _q: string, before: string, after: string) => `\`${before.replace(/[`$]/g, '\\$&')}\${encodeURIComponent(${expression})}${after.replace(/[`$]/g, '\\$&')}\``);
-  }
-  return out;
+  for (const [mark, expression] of expressions) out = out.split(stringLiteral(mark, quote)).join(expression);
+  const left = [...expressions.keys()].filter((mark) => out.includes(mark));
+  if (left.length === 0) return out;
+  const split = new RegExp(`(${left.map(escapeRegExp).join('|')})`);
+  // String literals on one line (a comment's apostrophe cannot pair with a string on the next line).
+  return out.replace(/(['"`])((?:(?!\1)[^\\\n]|\\.)*)\1/g, (all, q: string, body: string) => {
+    if (!left.some((mark) => body.includes(mark))) return all;
+    const parts = body.split(split).map((part) => {
+      const expression = expressions.get(part);
+      if (expression !== undefined) return raw.has(part) ? `\${${expression}}` : `\${encodeURIComponent(${expression})}`;
+      return q === '`' ? part : part.replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
+    });
+    return `\`${parts.join('')}\``;
+  });
 }
 
 /**
@@ -120,9 +131,9 @@ export function stepsOracleProgram(sample: { readonly task: string; readonly ste
   const writer = WRITERS[client];
   let count = 0;
   const calls = sample.steps.map((step) => {
-    const { config, expressions } = marked(step, sample.steps, client, count);
+    const { config, expressions, raw } = marked(step, sample.steps, client, count);
     count += expressions.size;
-    return substitute(writer.call(config, quote), expressions, quote);
+    return substitute(writer.call(config, quote), expressions, quote, raw);
   });
   const head = `${taskComment(sample.task)}\n${CLIENT_PROFILES[client].importLine}\n`;
   const last = sample.steps.length - 1;

@@ -3,3 +3,4 @@ export { scoreCodes, type CodeSample, type CodeScores, type ScoredCode } from '.
 export { executeRun, failureClasses, reportOf, type RunPlan, type RunProgress, type RunReport, type RunSample } from './run.js';
 export { withKnowledge } from './knowledge.js';
 export { constraintRefusal, generateWithRepair, specFeedback, type RepairRound, type RepairedOutput } from './repair.js';
+export { constrainerFor } from './constrainer.js';

@@ -40,12 +40,44 @@ const SAMPLES: readonly { api: string; task: string; steps: readonly Step[] }[] 
       { config: { url: 'https://app.asana.com/api/1.0/tasks/1209000', method: 'put', headers: JSON_AUTH, data: { data: { completed: true } } }, carried: { 'path_params.task_gid': '0:/data/data/0/gid' }, response: { status: 200, data: { data: { gid: '1209000', completed: true } } } },
     ],
   },
+  // The shapes the seed dataset first met as engine defects: two carried values in one URL, an
+  // integer carried into a path, a value before a `:verb` suffix, one inside a request's array.
+  {
+    api: 'google_calendar_v3',
+    task: 'Delete the first event of my first calendar.',
+    steps: [
+      { config: { url: 'https://www.googleapis.com/calendar/v3/users/me/calendarList', method: 'get', headers: { Authorization: 'Bearer <token>' } }, response: { status: 200, data: { items: [{ id: 'team@group.calendar.google.com' }] } } },
+      { config: { url: 'https://www.googleapis.com/calendar/v3/calendars/team%40group.calendar.google.com/events', method: 'get', headers: { Authorization: 'Bearer <token>' } }, carried: { 'path_params.calendarId': '0:/data/items/0/id' }, response: { status: 200, data: { items: [{ id: 'evt01' }] } } },
+      {
+        config: { url: 'https://www.googleapis.com/calendar/v3/calendars/team%40group.calendar.google.com/events/evt01', method: 'delete', headers: { Authorization: 'Bearer <token>' } },
+        carried: { 'path_params.calendarId': '0:/data/items/0/id', 'path_params.eventId': '1:/data/items/0/id' },
+        response: { status: 204 },
+      },
+    ],
+  },
+  {
+    api: 'google_sheet_v4',
+    task: 'Copy the first sheet of spreadsheet abc123 into spreadsheet def456, then delete the original sheet.',
+    steps: [
+      { config: { url: 'https://sheets.googleapis.com/v4/spreadsheets/abc123', method: 'get', headers: { Authorization: 'Bearer <token>' } }, response: { status: 200, data: { spreadsheetId: 'abc123', sheets: [{ properties: { sheetId: 77, title: 'Q1' } }] } } },
+      {
+        config: { url: 'https://sheets.googleapis.com/v4/spreadsheets/abc123/sheets/77:copyTo', method: 'post', headers: JSON_AUTH, data: { destinationSpreadsheetId: 'def456' } },
+        carried: { 'path_params.sheetId': '0:/data/sheets/0/properties/sheetId' },
+        response: { status: 200, data: { sheetId: 91, title: 'Copy of Q1' } },
+      },
+      {
+        config: { url: 'https://sheets.googleapis.com/v4/spreadsheets/abc123:batchUpdate', method: 'post', headers: JSON_AUTH, data: { requests: [{ deleteSheet: { sheetId: 77 } }] } },
+        carried: { 'data.requests.0.deleteSheet.sheetId': '0:/data/sheets/0/properties/sheetId' },
+        response: { status: 200, data: { spreadsheetId: 'abc123', replies: [{}] } },
+      },
+    ],
+  },
 ];
 
 const specs = new Map<string, ApiSpec>();
 let executor: Executor;
 beforeAll(async () => {
-  for (const api of ['slack', 'asana']) {
+  for (const api of ['slack', 'asana', 'google_calendar_v3', 'google_sheet_v4']) {
     const loaded = await loadSpec(fs.readFileSync(path.join(WAPIIBENCH_SPECS, `${api}.yaml`), 'utf8'), `${api}.yaml`);
     if (!loaded.ok) throw new Error(loaded.error.message);
     specs.set(api, loaded.value);

@@ -40,6 +40,34 @@ function sentAt(request: CapturedRequest, verdict: Verdict, where: string): Json
 
 const sameJson = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
+/** A path parameter is text in the URL: an integer ID the response held (`77`) is sent as `"77"`. */
+const sameText = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => a !== undefined && b !== undefined && a !== null && b !== null && typeof a !== 'object' && typeof b !== 'object' && String(a) === String(b);
+
+/** One carried value of a step: where it goes, where it comes from, what the earlier response held there and what the program sent. */
+export interface CarriedValue {
+  readonly where: string;
+  readonly source: string;
+  readonly held: JsonValue | undefined;
+  readonly sent: JsonValue | undefined;
+  readonly correct: boolean;
+}
+
+/**
+ * Step i's carried values against what its request sent (`request` null: the step is missing, so
+ * none is sent): correct when the program sent what the earlier response held, guessed or not; a
+ * path parameter, text in the URL, compared as text.
+ */
+export function carriedValues(steps: readonly Step[], i: number, request: CapturedRequest | null, verdict: Verdict): CarriedValue[] {
+  return Object.entries(steps[i]?.carried ?? {}).map(([where, source]) => {
+    const { step: earlier, pointer } = carriedSource(source);
+    const from = steps[earlier];
+    const held = from?.response ? valueAtPointer(from.response as unknown as JsonValue, pointer) : undefined;
+    const sent = request === null ? undefined : sentAt(request, verdict, where);
+    const correct = request !== null && (where.startsWith('path_params.') ? sameText(sent, held) : sameJson(sent, held));
+    return { where, source, held, sent, correct };
+  });
+}
+
 /**
  * Scores what a program sent against a multi-step sample (scoring.md §7). Steps take captured
  * requests in order: step i the first request after the last one an earlier step took whose
@@ -73,20 +101,9 @@ export function scoreSteps(spec: ApiSpec, steps: readonly Step[], captured: read
   }
   const extra = captured.map((_, i) => i).filter((i) => !taken.has(i));
 
-  // Carried values: what the program sent where the step carries one, against what the earlier response held.
-  let carriedTotal = 0;
-  let carriedCorrect = 0;
-  steps.forEach((step, i) => {
-    for (const [where, source] of Object.entries(step.carried ?? {})) {
-      carriedTotal++;
-      const result = results[i]!;
-      if (result.request === null) continue;
-      const { step: earlier, pointer } = carriedSource(source);
-      const from = steps[earlier];
-      const held = from?.response ? valueAtPointer(from.response as unknown as JsonValue, pointer) : undefined;
-      if (sameJson(sentAt(captured[result.request]!, result.verdict, where), held)) carriedCorrect++;
-    }
-  });
+  const carried = steps.flatMap((_, i) => carriedValues(steps, i, results[i]!.request === null ? null : captured[results[i]!.request!]!, results[i]!.verdict));
+  const carriedTotal = carried.length;
+  const carriedCorrect = carried.filter((c) => c.correct).length;
 
   const stepsCorrect = results.filter((r) => r.verdict.sample_verdict === 'correct').length;
   const missing = results.filter((r) => r.request === null).length;
