@@ -1,7 +1,7 @@
 import type { Output, Parsed } from '../api/contract.js';
 import { readRunSettings, type CompareResult, type RunSettings, type RunDetail, type RunSampleDetail, type RunSampleFilter, type RunSampleRow, type RunStatus, type RunSummary } from '../api/evaluation.js';
 import { WapiiError } from '../api/result.js';
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { CapturedRequest, JsonValue } from '../api/schemas.js';
 import { extractInvocation } from '../execution/index.js';
 import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
 import {
@@ -24,6 +24,7 @@ import type { OutputRow, RunInput, RunRepository, RunRow } from '../store/runs.j
 import { definedValue, exportRunFiles } from './runExport.js';
 import { outputFailures, runFailures } from './runFailures.js';
 import { runSampleSetup, runSetupOptions } from './runPlan.js';
+import { argumentsOf, compareSteps, endpointLabel, inputSteps, requestArguments, timelineOf } from './runTimeline.js';
 
 /** One output of a run as the result pages filter and sort it, built once per run and cached. */
 interface IndexedOutput {
@@ -39,6 +40,8 @@ interface IndexedOutput {
   readonly contentHash: string | null;
   /** The reason of the override in force. */
   readonly overrideReason: string | null;
+  /** A multi-step sample's steps as `METHOD /template`, in order (Compare's per-step rows); absent for a single request. */
+  readonly stepEndpoints?: readonly string[];
 }
 
 /** A run's statistics with overrides applied, and what is computed from them once per run state. */
@@ -83,20 +86,6 @@ function verdictLabel(v: Verdict | null): string | null {
 function withOverride(v: Verdict, to: SampleVerdict | null | undefined): Verdict {
   if (!to) return v;
   return { ...v, sample_verdict: to, error_verdict: to === 'nonexecutable' ? v.error_verdict : null };
-}
-
-function argumentList(v: Verdict | null): RunSampleDetail['arguments'] {
-  if (!v) return [];
-  const out: RunSampleDetail['arguments'] = [];
-  for (const [location, args] of Object.entries(v.arguments)) {
-    for (const [key, a] of Object.entries(args ?? {})) out.push({ location, key, expected: a.expected, actual: a.actual, verdict: a.verdict });
-  }
-  return out;
-}
-
-function endpointLabel(spec: ApiSpec | undefined, config: RequestConfig): string {
-  const endpoint = spec ? resolveEndpoint(spec, config.url, config.method).endpoint : undefined;
-  return endpoint ? `${endpoint.method.toUpperCase()} ${endpoint.path}` : `${config.method.toUpperCase()} ${config.url}`;
 }
 
 /** The stored outputs, filtered, sorted, compared and exported for the result pages. */
@@ -153,13 +142,15 @@ export class RunResults {
     const verdict = scorer ? withOverride(scorer, override) : null;
     const counts: Record<string, number> = {};
     const argumentVerdicts = new Set<string>();
-    for (const a of argumentList(verdict)) {
+    // A multi-step sample's arguments are its steps' (the statistics count them so too).
+    for (const a of requestArguments(verdict)) {
       counts[a.verdict] = (counts[a.verdict] ?? 0) + 1;
       argumentVerdicts.add(a.verdict);
     }
     const generation = o.generation === null ? null : (JSON.parse(o.generation) as { tokens?: number });
     const spec = input?.specHash ? specs.get(input.specHash) : undefined;
     const classified = outputFailures(o, scorer, verdict, override !== undefined && override !== null, input, spec);
+    const stepEndpoints = inputSteps(input)?.map((s) => endpointLabel(spec, s.config));
     if (classified.backfill) backfill.push({ index: o.sample_index, attempt: o.attempt, failures: classified.backfill });
     const row: RunSampleRow = {
       index: o.sample_index,
@@ -167,7 +158,7 @@ export class RunResults {
       sampleId: input?.sampleId ?? null,
       api: o.api,
       task: input?.task ?? '',
-      endpoint: input ? endpointLabel(spec, input.config) : '',
+      endpoint: stepEndpoints ? stepEndpoints.join(' → ') : input ? endpointLabel(spec, input.config) : '',
       sample_verdict: verdict?.sample_verdict ?? null,
       error_verdict: verdict?.error_verdict ?? null,
       url_verdict: verdict?.url_verdict ?? null,
@@ -179,6 +170,7 @@ export class RunResults {
       error: o.error,
       tokens: generation?.tokens ?? null,
       durationMs: o.duration_ms,
+      ...(verdict?.steps ? { steps_correct: verdict.steps_correct ?? 0, steps_total: verdict.steps_total ?? verdict.steps.length } : {}),
     };
     return {
       row,
@@ -188,6 +180,7 @@ export class RunResults {
       haystack: `${row.task}\n${row.sampleId ?? ''}\n${o.code}`.toLowerCase(),
       contentHash: input?.contentHash ?? null,
       overrideReason: row.overridden ? (reasons.get(key) ?? null) : null,
+      ...(stepEndpoints ? { stepEndpoints } : {}),
     };
   }
 
@@ -325,13 +318,14 @@ export class RunResults {
     const request = stored.request === null ? null : (JSON.parse(stored.request) as { method: string; url: string; headers: Record<string, JsonValue>; params: Record<string, JsonValue>; data?: JsonValue });
     const captured = spec && request ? resolveEndpoint(spec, request.url, request.method) : undefined;
     const extraction = JSON.parse(stored.extraction) as { rule: string; call: string } | { error: string };
-    const execution = stored.execution === null ? null : (JSON.parse(stored.execution) as { console?: string[]; error?: { kind: string; message: string } });
+    const execution = stored.execution === null ? null : (JSON.parse(stored.execution) as { console?: string[]; error?: { kind: string; message: string }; captured?: CapturedRequest[] });
     const generation = stored.generation === null ? null : (JSON.parse(stored.generation) as Record<string, unknown>);
     // The stored extraction keeps the call, not its offsets; cutting again (a pure function) with the
     // setup the run gave the sample (its mode, client and own starter) gives them.
     // The Setup the run stored with the sample; a run stored before setups were rebuilds it from its settings.
     const cut = extractInvocation(stored.code, inputRow ? (inputRow.setup ?? runSampleSetup(inputRow, runSetupOptions(run.settings))) : undefined);
-    const callRange: [number, number] | null = 'call' in extraction && cut.status === 'ok' ? [cut.start, cut.call.endsWith(`${cut.rule}\n`) ? cut.cut + cut.rule.length : cut.cut] : null;
+    // A multi-step sample's program runs whole: no call was cut from it.
+    const callRange: [number, number] | null = 'call' in extraction && extraction.rule !== 'whole program' && cut.status === 'ok' ? [cut.start, cut.call.endsWith(`${cut.rule}\n`) ? cut.cut + cut.rule.length : cut.cut] : null;
     const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
     const scorer = stored.error === null ? (JSON.parse(stored.verdict) as Verdict | null) : null;
     return {
@@ -347,7 +341,7 @@ export class RunResults {
       request,
       verdict: entry.verdict,
       scorerVerdict: scorer,
-      arguments: argumentList(entry.verdict),
+      arguments: argumentsOf(entry.verdict),
       generation: generation
         ? {
             stop: String(generation['stop'] ?? ''),
@@ -363,6 +357,8 @@ export class RunResults {
         : null,
       console: execution?.console ?? [],
       runtimeError: execution?.error ? `${execution.error.kind}: ${execution.error.message}` : stored.error,
+      // A multi-step output: its steps beside the requests they took (the scorer's: an override changes the sample's verdict only).
+      ...(scorer?.steps ? { timeline: timelineOf(scorer, inputSteps(inputRow), execution?.captured ?? [], spec) } : {}),
       overrides: this.ctx.runs
         .overrides(run.id, { index: input.index, attempt: input.attempt })
         .map((o) => ({ at: o.at, author: o.author, reason: o.reason, from: o.from as SampleVerdict, to: o.to as SampleVerdict | null })),
@@ -418,7 +414,9 @@ export class RunResults {
     });
 
     const reports = await Promise.all(all.map((r) => this.report(r)));
-    const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE].map(([label, key]) => {
+    // Runs with multi-step samples add the step rate and the carried values' (scoring.md §7).
+    const multiStep = reports.some((r) => r.statistics?.['steps_total'] !== undefined);
+    const metrics = [['Samples', 'samples_total'] as const, ...HEADLINE, ...(multiStep ? STEP_METRICS : [])].map(([label, key]) => {
       // A mean metric over no sample is null, as an empty denominator's rate is: not the reference's 0.
       const values = reports.map((r) => (r.statistics ? definedValue(r.statistics, key) : null));
       const of = reports.map((r) => (r.statistics ? (proportionsOf(r.statistics)[key] ?? null) : null));
@@ -454,7 +452,10 @@ export class RunResults {
         counts[i]![change]++;
         return change;
       });
-      if (input.changedOnly && changes.every((c) => c === 'same' || c === 'absent')) continue;
+      const steps = compareSteps([b.verdict, ...outputs.map((o) => (o === undefined ? undefined : o.verdict))], b.stepEndpoints ?? outputs.find((o) => o?.stepEndpoints)?.stepEndpoints);
+      // A multi-step sample whose verdict stayed but whose steps did not (it now fails at another step) is a change too.
+      const unchanged = (c: string): boolean => c === 'same' || c === 'absent';
+      if (input.changedOnly && changes.every(unchanged) && (steps ?? []).every((s) => s.changes.every(unchanged))) continue;
       rows.push({
         index: b.row.index,
         sampleId: b.row.sampleId,
@@ -465,6 +466,7 @@ export class RunResults {
         changes,
         indexes: [b, ...outputs].map((o) => o?.row.index ?? null),
         overridden: [b, ...outputs].map((o) => o?.row.overridden ?? false),
+        ...withSteps(steps),
       });
     }
     return {
@@ -536,6 +538,13 @@ export class RunResults {
 }
 
 const describeRun = (r: RunSummary): string => `run ${r.id} on "${r.dataset}"`;
+
+/** Compare's rows beside the headline when a run has multi-step samples. */
+const STEP_METRICS = [
+  ['Correct steps (t)', 'steps_correct_wrt_total'],
+  ['Carried values correct (t)', 'carried_correct_wrt_total'],
+] as const;
+const withSteps = (steps: CompareResult['rows'][number]['steps']): Pick<CompareResult['rows'][number], 'steps'> => (steps ? { steps } : {});
 
 /**
  * How two or more runs' samples are paired. Runs of one stored dataset: by sample id, so a sample

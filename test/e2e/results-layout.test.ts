@@ -154,7 +154,7 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
     expect(seeded.ok).toBe(true);
     serve = await startServe(['--db', db]);
     const runs = JSON.parse(wapii('runs', '--json').stdout) as { id: number; model: string | null; setting: string | null }[];
-    for (const r of runs) if (r.model?.includes('7b')) ids[r.setting!] = r.id;
+    for (const r of runs) if (r.model?.includes('7b') && r.dataset === 'demo') ids[r.setting!] = r.id;
     ids['legend-repair'] = runs.find((r) => r.model === 'demo-legend-model' && r.setting === 'repair')!.id;
     fs.mkdirSync(SCREENS, { recursive: true });
     await openBrowser();

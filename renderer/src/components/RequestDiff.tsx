@@ -72,7 +72,8 @@ export function RequestDiff({ detail }: { detail: RunSampleDetail }): React.JSX.
   );
 }
 
-export function ArgumentsTable({ args }: { args: readonly Argument[] }): React.JSX.Element {
+/** `marks`: something to show beside an argument's name, by `<location>.<key>` (a multi-step sample's carried values). */
+export function ArgumentsTable({ args, marks }: { args: readonly Argument[]; marks?: Readonly<Record<string, React.ReactNode>> }): React.JSX.Element {
   if (args.length === 0) return <p className="muted">No arguments expected or given.</p>;
   return (
     <table className="grid arguments" data-testid="argument-verdicts">
@@ -91,6 +92,7 @@ export function ArgumentsTable({ args }: { args: readonly Argument[] }): React.J
             <td className="muted">{LOCATION_LABELS[a.location] ?? a.location}</td>
             <td>
               <code>{a.key}</code>
+              {marks?.[`${a.location}.${a.key}`]}
             </td>
             <td>
               <Value value={a.expected} absent={a.verdict === 'unnecessary' || a.verdict === 'illegal'} />

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { CompareResult, RunSampleDetail, RunSummary } from '../../api.js';
 import { LOCATION_LABELS } from '../../api.js';
@@ -11,6 +11,7 @@ import { attempt } from '../../notices.js';
 import { OverrideMark, Rate } from '../runs/Rate.js';
 import { setupLabel, useRuns } from '../runs/runsStore.js';
 import { ConditionComparison } from './ConditionComparison.js';
+import { StepsSideBySide } from './StepsSideBySide.js';
 import './compare.css';
 
 type Row = CompareResult['rows'][number];
@@ -289,28 +290,48 @@ function AlignedSamples({ result, selected, onSelect }: { result: CompareResult;
       </thead>
       <tbody>
         {result.rows.map((row: Row) => (
-          <tr key={row.indexes.join('/')} className={`${row.changes.includes('regressed') ? 'regressed' : row.changes.includes('fixed') ? 'fixed' : ''}${row.index === selected ? ' selected' : ''}`} onClick={() => onSelect(row.index)} data-index={row.index}>
-            <td>{row.index}</td>
-            <td>{row.api}</td>
-            <td title={row.task}>{row.task}</td>
-            <td>
-              <Verdict value={row.baseline} />
-              {row.overridden[0] && <OverrideMark count={1} />}
-            </td>
-            {row.others.map((o, i) => (
-              <td key={i} className={`change-${row.changes[i]}`}>
-                <Verdict value={o} />
-                {row.overridden[i + 1] && <OverrideMark count={1} />} {row.changes[i] !== 'same' && <span className="change">{row.changes[i]}</span>}
+          <Fragment key={row.indexes.join('/')}>
+            <tr className={`${row.changes.includes('regressed') ? 'regressed' : row.changes.includes('fixed') ? 'fixed' : ''}${row.index === selected ? ' selected' : ''}`} onClick={() => onSelect(row.index)} data-index={row.index}>
+              <td>{row.index}</td>
+              <td>{row.api}</td>
+              <td title={row.task}>{row.task}</td>
+              <td>
+                <Verdict value={row.baseline} />
+                {row.overridden[0] && <OverrideMark count={1} />}
               </td>
+              {row.others.map((o, i) => (
+                <td key={i} className={`change-${row.changes[i]}`}>
+                  <Verdict value={o} />
+                  {row.overridden[i + 1] && <OverrideMark count={1} />} {row.changes[i] !== 'same' && <span className="change">{row.changes[i]}</span>}
+                </td>
+              ))}
+            </tr>
+            {/* A multi-step sample: each step's verdict in every run, under the sample's. */}
+            {row.steps?.map((s) => (
+              <tr key={`step${s.step}`} className={`step-row${row.index === selected ? ' selected' : ''}`} onClick={() => onSelect(row.index)} data-index={row.index} data-step={s.step}>
+                <td />
+                <td />
+                <td className="step-label" title={`step ${s.step}: ${s.endpoint}`}>
+                  <span className="muted">step {s.step}</span> <code>{s.endpoint}</code>
+                </td>
+                <td>
+                  <Verdict value={s.verdicts[0]} />
+                </td>
+                {s.verdicts.slice(1).map((v, i) => (
+                  <td key={i} className={`change-${s.changes[i]}`}>
+                    <Verdict value={v} /> {s.changes[i] !== 'same' && s.changes[i] !== 'absent' && <span className="change">{s.changes[i]}</span>}
+                  </td>
+                ))}
+              </tr>
             ))}
-          </tr>
+          </Fragment>
         ))}
       </tbody>
     </table>
   );
 }
 
-/** One sample's captured requests from every run, beside the expected one, argument by argument. */
+/** One sample's captured requests from every run, beside the expected one, argument by argument (a multi-step sample's step by step). */
 function RequestsSideBySide({ index, indexes, result, onClose }: { index: number; indexes: readonly (number | null)[] | undefined; result: CompareResult; onClose: () => void }): React.JSX.Element {
   const all = useMemo(() => [result.baseline, ...result.runs], [result]);
   const [details, setDetails] = useState<(RunSampleDetail | undefined)[] | undefined>();
@@ -340,66 +361,70 @@ function RequestsSideBySide({ index, indexes, result, onClose }: { index: number
       ) : (
         <>
           <p className="task">{first?.task}</p>
-          <table className="grid side-by-side">
-            <thead>
-              <tr>
-                <th />
-                <th>expected</th>
-                {all.map((r, i) => (
-                  <th key={r.id}>
-                    #{r.id}
-                    {i === 0 && ' (baseline)'}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th>verdict</th>
-                <td />
-                {details.map((d, i) => (
-                  <td key={i}>{d ? <Verdict value={d.sample_verdict === 'nonexecutable' && d.error_verdict ? `nonexecutable (${d.error_verdict})` : d.sample_verdict} /> : <span className="muted">no output</span>}</td>
-                ))}
-              </tr>
-              <tr>
-                <th>request</th>
-                <td>
-                  <code>
-                    {first?.expected.method.toUpperCase()} {first?.expected.url}
-                  </code>
-                </td>
-                {details.map((d, i) => (
-                  <td key={i} className={`part-${d?.endpoint_verdict ?? 'none'}`}>
-                    {d?.request ? (
-                      <code>
-                        {d.request.method.toUpperCase()} {d.request.url}
-                      </code>
-                    ) : (
-                      <span className="muted">none</span>
-                    )}
-                  </td>
-                ))}
-              </tr>
-              {[...keys.values()].map((k) => (
-                <tr key={`${k.location}.${k.key}`}>
-                  <th>
-                    <span className="muted">{LOCATION_LABELS[k.location] ?? k.location}</span> <code>{k.key}</code>
-                  </th>
-                  <td>
-                    <code>{k.expected === null ? '' : json(k.expected)}</code>
-                  </td>
-                  {details.map((d, i) => {
-                    const a = d?.arguments.find((x) => x.location === k.location && x.key === k.key);
-                    return (
-                      <td key={i} className={a ? `arg-${a.verdict}` : undefined} title={a?.verdict.replace(/_/g, ' ')}>
-                        {a && a.verdict !== 'missing' ? <code>{json(a.actual)}</code> : <span className="muted">{a ? 'missing' : '–'}</span>}
-                      </td>
-                    );
-                  })}
+          {details.some((d) => d?.timeline) ? (
+            <StepsSideBySide runs={all} details={details} />
+          ) : (
+            <table className="grid side-by-side">
+              <thead>
+                <tr>
+                  <th />
+                  <th>expected</th>
+                  {all.map((r, i) => (
+                    <th key={r.id}>
+                      #{r.id}
+                      {i === 0 && ' (baseline)'}
+                    </th>
+                  ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                <tr>
+                  <th>verdict</th>
+                  <td />
+                  {details.map((d, i) => (
+                    <td key={i}>{d ? <Verdict value={d.sample_verdict === 'nonexecutable' && d.error_verdict ? `nonexecutable (${d.error_verdict})` : d.sample_verdict} /> : <span className="muted">no output</span>}</td>
+                  ))}
+                </tr>
+                <tr>
+                  <th>request</th>
+                  <td>
+                    <code>
+                      {first?.expected.method.toUpperCase()} {first?.expected.url}
+                    </code>
+                  </td>
+                  {details.map((d, i) => (
+                    <td key={i} className={`part-${d?.endpoint_verdict ?? 'none'}`}>
+                      {d?.request ? (
+                        <code>
+                          {d.request.method.toUpperCase()} {d.request.url}
+                        </code>
+                      ) : (
+                        <span className="muted">none</span>
+                      )}
+                    </td>
+                  ))}
+                </tr>
+                {[...keys.values()].map((k) => (
+                  <tr key={`${k.location}.${k.key}`}>
+                    <th>
+                      <span className="muted">{LOCATION_LABELS[k.location] ?? k.location}</span> <code>{k.key}</code>
+                    </th>
+                    <td>
+                      <code>{k.expected === null ? '' : json(k.expected)}</code>
+                    </td>
+                    {details.map((d, i) => {
+                      const a = d?.arguments.find((x) => x.location === k.location && x.key === k.key);
+                      return (
+                        <td key={i} className={a ? `arg-${a.verdict}` : undefined} title={a?.verdict.replace(/_/g, ' ')}>
+                          {a && a.verdict !== 'missing' ? <code>{json(a.actual)}</code> : <span className="muted">{a ? 'missing' : '–'}</span>}
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
           <p className="muted">
             Open in a run: {all.map((r) => <Link key={r.id} to={`/runs/${r.id}`}>#{r.id} </Link>)}
           </p>

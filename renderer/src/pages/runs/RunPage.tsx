@@ -15,6 +15,7 @@ import { RunActions } from './RunsPage.js';
 import { useRunPage } from './runPageStore.js';
 import { setupLabel, useRuns } from './runsStore.js';
 import { SampleInspector } from './SampleInspector.js';
+import { hasSteps, StepResults } from './StepResults.js';
 import { runStatusText } from '../../../../main/api/constants.js';
 import { pageWording } from './errorWording.js';
 
@@ -195,6 +196,12 @@ function Results({ run, runs, onFailure }: { run: RunDetail; runs: readonly RunS
           <h3>The paper's headline table</h3>
           <HeadlineTable run={run} />
         </section>
+        {hasSteps(run.statistics) && (
+          <section className="wide" data-testid="results-steps">
+            <h3>Multi-step samples: task rate, step rate and where they first failed</h3>
+            <StepResults run={run} />
+          </section>
+        )}
         <section data-testid="results-locations">
           <h3>Arguments per location</h3>
           <LocationTable statistics={run.statistics} />

@@ -6,6 +6,7 @@ import { Empty } from '../../components/Empty.js';
 import { Verdict } from '../../components/Verdict.js';
 import { keyOf, useRunPage } from './runPageStore.js';
 import './failures.css';
+import './timeline.css';
 import { OneOf, verbatim } from '../../components/OneOf.js';
 import { pageWording } from './errorWording.js';
 
@@ -106,7 +107,7 @@ const COLUMNS: readonly { label: string; sort?: RunSampleSort['by']; title?: str
   { label: 'Expected endpoint' },
   { label: 'Task' },
   { label: 'Verdict', sort: 'verdict' },
-  { label: 'Endpoint' },
+  { label: 'Endpoint', title: "The captured request's endpoint verdict; a multi-step sample's steps correct, of its steps" },
   { label: 'Args', title: ARGS_HEADER },
   { label: 'Failures' },
   { label: 'Tok.', sort: 'tokens' },
@@ -178,7 +179,13 @@ function SampleRow({ row, top, selected, onOpen }: { row: RunSampleRow; top: num
         )}
       </div>
       <div>
-        <Verdict value={row.endpoint_verdict} />
+        {row.steps_total !== undefined ? (
+          <span className={`steps-chip v-${row.steps_correct === row.steps_total ? 'correct' : 'wrong'}`} title={`a multi-step sample: ${row.steps_correct ?? 0} of its ${row.steps_total} steps correct`} data-testid="steps-chip">
+            {row.steps_correct ?? 0}/{row.steps_total} steps
+          </span>
+        ) : (
+          <Verdict value={row.endpoint_verdict} />
+        )}
       </div>
       <div className="arg-counts" title={counts.length > 0 ? argsSummary(row.argumentCounts) : undefined}>
         {counts.map(([v, n]) => (

@@ -7,12 +7,13 @@ import { TokenTrace } from '../../components/TokenTrace.js';
 import { Verdict } from '../../components/Verdict.js';
 import { when } from '../../format.js';
 import { RepairRounds } from './RepairRounds.js';
+import { StepTimeline } from './StepTimeline.js';
 import { useRunPage } from './runPageStore.js';
 import { pageWording } from './errorWording.js';
 
 /**
  * One sample of a run: the task, the generated code with the extracted call, the expected vs
- * captured request field by field, the token trace of a constrained run, console and runtime
+ * captured request field by field (a multi-step sample's steps as a timeline), the token trace of a constrained run, console and runtime
  * error, the prompt, and the verdict override.
  */
 export function SampleInspector(): React.JSX.Element | null {
@@ -54,15 +55,24 @@ export function SampleInspector(): React.JSX.Element | null {
       )}
       {d.error && <p className="error-inline">Generation failed: {pageWording(d.error)}</p>}
 
-      <section>
-        <h3>Request: expected vs captured</h3>
-        <RequestDiff detail={d} />
-      </section>
+      {d.timeline ? (
+        <section>
+          <h3>Steps: expected vs captured</h3>
+          <StepTimeline timeline={d.timeline} />
+        </section>
+      ) : (
+        <section>
+          <h3>Request: expected vs captured</h3>
+          <RequestDiff detail={d} />
+        </section>
+      )}
 
       <section>
         <h3>Generated code</h3>
         <p className="muted" data-testid="extraction">
-          {'rule' in d.extraction ? (
+          {'rule' in d.extraction && d.extraction.rule === 'whole program' ? (
+            <>the whole program ran (a multi-step sample: nothing is cut); every request it sent was captured, in order</>
+          ) : 'rule' in d.extraction ? (
             <>
               extracted call (highlighted) cut by the rule <code>{d.extraction.rule}</code>
               {d.extraction.runs && (
