@@ -153,7 +153,7 @@ describe.runIf(hasChromium)('result pages lay out at 1280×800 and 1920×1080', 
     await wb.shutdown();
     expect(seeded.ok).toBe(true);
     serve = await startServe(['--db', db]);
-    const runs = JSON.parse(wapii('runs', '--json').stdout) as { id: number; model: string | null; setting: string | null }[];
+    const runs = JSON.parse(wapii('runs', '--json').stdout) as { id: number; model: string | null; setting: string | null; dataset: string }[];
     for (const r of runs) if (r.model?.includes('7b') && r.dataset === 'demo') ids[r.setting!] = r.id;
     ids['legend-repair'] = runs.find((r) => r.model === 'demo-legend-model' && r.setting === 'repair')!.id;
     fs.mkdirSync(SCREENS, { recursive: true });

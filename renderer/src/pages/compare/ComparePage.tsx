@@ -11,6 +11,7 @@ import { attempt } from '../../notices.js';
 import { OverrideMark, Rate } from '../runs/Rate.js';
 import { setupLabel, useRuns } from '../runs/runsStore.js';
 import { ConditionComparison } from './ConditionComparison.js';
+import { ArgumentCell, SideBySideHead, VerdictRow } from './SideBySide.js';
 import { StepsSideBySide } from './StepsSideBySide.js';
 import './compare.css';
 
@@ -365,26 +366,9 @@ function RequestsSideBySide({ index, indexes, result, onClose }: { index: number
             <StepsSideBySide runs={all} details={details} />
           ) : (
             <table className="grid side-by-side">
-              <thead>
-                <tr>
-                  <th />
-                  <th>expected</th>
-                  {all.map((r, i) => (
-                    <th key={r.id}>
-                      #{r.id}
-                      {i === 0 && ' (baseline)'}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
+              <SideBySideHead runs={all} />
               <tbody>
-                <tr>
-                  <th>verdict</th>
-                  <td />
-                  {details.map((d, i) => (
-                    <td key={i}>{d ? <Verdict value={d.sample_verdict === 'nonexecutable' && d.error_verdict ? `nonexecutable (${d.error_verdict})` : d.sample_verdict} /> : <span className="muted">no output</span>}</td>
-                  ))}
-                </tr>
+                <VerdictRow details={details} />
                 <tr>
                   <th>request</th>
                   <td>
@@ -412,14 +396,9 @@ function RequestsSideBySide({ index, indexes, result, onClose }: { index: number
                     <td>
                       <code>{k.expected === null ? '' : json(k.expected)}</code>
                     </td>
-                    {details.map((d, i) => {
-                      const a = d?.arguments.find((x) => x.location === k.location && x.key === k.key);
-                      return (
-                        <td key={i} className={a ? `arg-${a.verdict}` : undefined} title={a?.verdict.replace(/_/g, ' ')}>
-                          {a && a.verdict !== 'missing' ? <code>{json(a.actual)}</code> : <span className="muted">{a ? 'missing' : '–'}</span>}
-                        </td>
-                      );
-                    })}
+                    {details.map((d, i) => (
+                      <ArgumentCell key={i} argument={d?.arguments.find((x) => x.location === k.location && x.key === k.key)} />
+                    ))}
                   </tr>
                 ))}
               </tbody>

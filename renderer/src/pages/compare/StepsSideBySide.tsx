@@ -2,12 +2,12 @@ import { Fragment } from 'react';
 import type { RunSampleDetail, RunSummary } from '../../api.js';
 import { LOCATION_LABELS } from '../../api.js';
 import { Verdict } from '../../components/Verdict.js';
+import { ArgumentCell, SideBySideHead, VerdictRow } from './SideBySide.js';
 import { json } from '../../format.js';
 import { stepVerdict } from '../runs/StepTimeline.js';
 import '../runs/timeline.css';
 
 type Timeline = NonNullable<RunSampleDetail['timeline']>;
-const verdictOf = (d: RunSampleDetail): string | null => (d.sample_verdict === 'nonexecutable' && d.error_verdict ? `nonexecutable (${d.error_verdict})` : d.sample_verdict);
 
 /**
  * One multi-step sample in every run, step by step (scoring.md §7): per step the expected request
@@ -20,26 +20,9 @@ export function StepsSideBySide({ runs, details }: { runs: readonly RunSummary[]
   const stepsCount = Math.max(...timelines.map((t) => t?.steps.length ?? 0));
   return (
     <table className="grid side-by-side steps-side-by-side" data-testid="compare-steps">
-      <thead>
-        <tr>
-          <th />
-          <th>expected</th>
-          {runs.map((r, i) => (
-            <th key={r.id}>
-              #{r.id}
-              {i === 0 && ' (baseline)'}
-            </th>
-          ))}
-        </tr>
-      </thead>
+      <SideBySideHead runs={runs} />
       <tbody>
-        <tr>
-          <th>verdict</th>
-          <td />
-          {details.map((d, i) => (
-            <td key={i}>{d ? <Verdict value={verdictOf(d)} /> : <span className="muted">no output</span>}</td>
-          ))}
-        </tr>
+        <VerdictRow details={details} />
         {Array.from({ length: stepsCount }, (_, s) => {
           const expected = reference.steps[s] ?? timelines.find((t) => t?.steps[s])?.steps[s];
           const keys = new Map<string, { location: string; key: string; expected: unknown }>();
@@ -78,12 +61,7 @@ export function StepsSideBySide({ runs, details }: { runs: readonly RunSummary[]
                     <code>{k.expected === null ? '' : json(k.expected)}</code>
                   </td>
                   {timelines.map((t, i) => {
-                    const a = t?.steps[s]?.arguments.find((x) => x.location === k.location && x.key === k.key);
-                    return (
-                      <td key={i} className={a ? `arg-${a.verdict}` : undefined} title={a?.verdict.replace(/_/g, ' ')}>
-                        {a && a.verdict !== 'missing' ? <code>{json(a.actual)}</code> : <span className="muted">{a ? 'missing' : '–'}</span>}
-                      </td>
-                    );
+                    return <ArgumentCell key={i} argument={t?.steps[s]?.arguments.find((x) => x.location === k.location && x.key === k.key)} />;
                   })}
                 </tr>
               ))}
