@@ -131,6 +131,9 @@ export const FAILURE_CLASSES = [
   'no_request',
   'timeout',
   'unsatisfiable',
+  // A multi-step sample's (scoring.md §7): a step no request took, and a mutating request no step took.
+  'skipped_step',
+  'extra_request',
 ] as const;
 
 /**

@@ -92,6 +92,9 @@ describe('a run over multi-step and single-request samples', () => {
     const [planned, skipped] = outputs.map((o) => o.verdict as Verdict);
     expect(planned).toMatchObject({ sample_verdict: 'correct', steps_total: 2, steps_correct: 2, carried_correct: 1, carried_total: 1, first_failed_step: null, url_verdict: null });
     expect(skipped).toMatchObject({ sample_verdict: 'illegal', steps_correct: 0, steps_missing: 1, first_failed_step: 0 });
+    // Its failure: the lookup skipped (its first failing step had no request).
+    expect(outputs[1]!.failures).toEqual(['skipped_step']);
+    expect(outputs[0]!.failures).toEqual([]);
     // The program ran as written: the runner closed the function the starter opened, once.
     expect(outputs[0]!.code.endsWith('\n})();\n')).toBe(true);
     expect(outputs[1]!.code.match(/\}\)\(\);/g)).toHaveLength(1);

@@ -85,15 +85,11 @@ export function programOf(starter: string, generation: Pick<Generation, 'text' |
   return starter + generation.text + closing + (generation.stop === 'timeout' ? '\n//timeout' : generation.stop === 'unsatisfiable' ? '\n//unsatisfiable' : '');
 }
 
-/** An output's failure classes: a multi-step sample's are those of its first step that is not correct. */
+/** An output's failure classes: a multi-step sample's read its steps and the requests it sent (classifyFailure). */
 export function failureClasses(evaluation: CodeEvaluation, spec: ApiSpec, expected: RequestConfig, steps: readonly Step[] | undefined): ReturnType<typeof classifyFailure> {
   const executionError = evaluation.execution?.error?.kind;
-  const first = evaluation.verdict.first_failed_step;
-  if (steps && first !== null && first !== undefined) {
-    const step = evaluation.verdict.steps?.[first];
-    if (step && steps[first]) return classifyFailure({ verdict: step.verdict, spec, expected: steps[first].config, executionError });
-  }
-  return classifyFailure({ verdict: evaluation.verdict, spec, expected, executionError });
+  const multi = steps ? { steps: { expected: steps.map((s) => s.config), methods: (evaluation.execution?.captured ?? []).map((c) => c.method) } } : {};
+  return classifyFailure({ verdict: evaluation.verdict, spec, expected, executionError, ...multi });
 }
 
 /** The settings that make two runs the same experiment; a resume must not change any of them. */

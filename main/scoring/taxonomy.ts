@@ -25,7 +25,9 @@ function isRequired(endpoint: Endpoint | undefined, location: ArgumentLocation, 
 }
 
 /**
- * The failure classes of one scored output, in FAILURE_CLASSES order; none for a correct one.
+ * The failure classes of one scored output, in FAILURE_CLASSES order; none for a correct one. A
+ * multi-step output that sent something has its first failing step's (or `skipped_step`) and
+ * `extra_request` where it sent a mutating request no step took.
  *
  * Nonexecutable outputs get exactly one class from their error verdict: `runtime_error` splits by
  * how the sandbox run ended (`syntax_error`, `timeout`, else `runtime_error`; a run that ended
@@ -35,9 +37,26 @@ function isRequired(endpoint: Endpoint | undefined, location: ArgumentLocation, 
  * `incorrect_value` by whether the value has the expected JSON type: `"50"` for `50` is
  * `wrong_value_type`).
  */
-export function classifyFailure(input: { verdict: Verdict; spec: ApiSpec; expected: RequestConfig; executionError?: ExecutionFailure | undefined }): FailureClass[] {
+export function classifyFailure(input: {
+  verdict: Verdict;
+  spec: ApiSpec;
+  expected: RequestConfig;
+  executionError?: ExecutionFailure | undefined;
+  /** A multi-step sample's expected requests, by step, and the program's captured requests' methods, in order (scoring.md §7). */
+  steps?: { readonly expected: readonly RequestConfig[]; readonly methods: readonly string[] } | undefined;
+}): FailureClass[] {
   const { verdict } = input;
   if (verdict.sample_verdict === 'correct') return [];
+  // A multi-step sample that sent something: its first failing step's classes (`skipped_step` where no request took it), and `extra_request` for a mutating request no step took.
+  if (verdict.steps && verdict.sample_verdict !== 'nonexecutable') {
+    const found = new Set<FailureClass>();
+    const first = verdict.first_failed_step;
+    const step = first === null || first === undefined ? undefined : verdict.steps[first];
+    if (step && step.request === null) found.add('skipped_step');
+    else if (step && input.steps?.expected[first!]) for (const c of classifyFailure({ verdict: step.verdict, spec: input.spec, expected: input.steps.expected[first!]! })) found.add(c);
+    if (input.steps && (verdict.extra ?? []).some((i) => !['get', 'head'].includes((input.steps!.methods[i] ?? '').toLowerCase()))) found.add('extra_request');
+    return FAILURE_CLASSES.filter((c) => found.has(c));
+  }
   if (verdict.sample_verdict === 'nonexecutable') {
     switch (verdict.error_verdict) {
       case 'timeout':

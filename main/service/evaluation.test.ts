@@ -68,6 +68,9 @@ function evaluationSuite(name: string, setup: () => Promise<Setup>): void {
       expect(multi.statistics).toMatchObject({ samples_total: 6, samples_correct: 2, samples_multistep: 6, steps_total: 13, steps_correct: 8, carried_total: 7, carried_correct: 4, first_failed_step: { '0': 1, '1': 2 } });
       expect(multi.uncertainty!.intervals['steps_correct_wrt_total']).toHaveLength(2);
       expect(multi.uncertainty!.counts['steps_correct_wrt_total']).toEqual({ k: 8, n: 13 });
+      // Failure classes of multi-step outputs: a skipped lookup, an extra mutating call.
+      expect((await s.client.getRunSample({ runId: multi.id, index: 1 })).failures).toEqual(['skipped_step']);
+      expect((await s.client.getRunSample({ runId: multi.id, index: 4 })).failures).toEqual(['extra_request']);
       const run = await s.client.getRun({ runId: runs[2]!.id });
       expect(run.statistics?.['samples_total']).toBe(32);
       expect(run.correct).toBeCloseTo(19 / 32);

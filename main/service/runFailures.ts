@@ -2,6 +2,7 @@ import type { RunFailures } from '../api/evaluation.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { classifyFailure, countFailures, type ExecutionFailure, type FailureClass, type Verdict } from '../scoring/index.js';
 import type { OutputRow, RunInput } from '../store/runs.js';
+import { stepsOf } from '../runner/index.js';
 
 /** One output's failure classes as the result pages show them, and what to store for it when it had none stored. */
 export interface OutputFailures {
@@ -21,8 +22,9 @@ export function outputFailures(o: OutputRow, scorer: Verdict | null, inForce: Ve
   const classify = (verdict: Verdict): FailureClass[] | null => {
     if (verdict.sample_verdict === 'correct') return [];
     if (!input || !spec) return null;
-    const executionError = o.execution === null ? undefined : (JSON.parse(o.execution) as { error?: { kind: ExecutionFailure } }).error?.kind;
-    return classifyFailure({ verdict, spec, expected: input.config, executionError });
+    const execution = o.execution === null ? undefined : (JSON.parse(o.execution) as { error?: { kind: ExecutionFailure }; captured?: { method: string }[] });
+    const steps = stepsOf(input.fields);
+    return classifyFailure({ verdict, spec, expected: input.config, executionError: execution?.error?.kind, ...(steps ? { steps: { expected: steps.map((s) => s.config), methods: (execution?.captured ?? []).map((c) => c.method) } } : {}) });
   };
   const stored = o.failures === null ? null : (JSON.parse(o.failures) as FailureClass[]);
   const scorerClasses = stored ?? classify(scorer);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Output } from '../../../../main/api/contract.js';
+import { FAILURE_CLASSES } from '../../../../main/api/constants.js';
 import { getClient } from '../../client.js';
 import { Loading } from '../../components/Empty.js';
 import { percent, signedPoints } from '../../format.js';
@@ -12,8 +13,8 @@ type Comparison = Output<'compareConditions'>;
 type Row = Comparison['rows'][number];
 
 /** Distinct colours for up to 16 failure classes, in taxonomy order (endpoint errors red, arguments amber, execution grey). */
-const CLASS_COLORS = ['#b3261e', '#d9534f', '#8e24aa', '#ba68c8', '#a4560b', '#e39a3b', '#c0ca33', '#7cb342', '#00897b', '#26a69a', '#546e7a', '#6b6b76', '#90a4ae', '#3949ab', '#5c6bc0', '#8d6e63'];
-const ALL_CLASSES = ['hallucinated_endpoint', 'wrong_endpoint', 'illegal_method', 'wrong_method', 'missing_required_argument', 'missing_argument', 'illegal_argument', 'unnecessary_argument', 'wrong_value_type', 'wrong_value', 'syntax_error', 'runtime_error', 'incomplete', 'no_request', 'timeout', 'unsatisfiable'];
+const CLASS_COLORS = ['#b3261e', '#d9534f', '#8e24aa', '#ba68c8', '#a4560b', '#e39a3b', '#c0ca33', '#7cb342', '#00897b', '#26a69a', '#546e7a', '#6b6b76', '#90a4ae', '#3949ab', '#5c6bc0', '#8d6e63', '#6d4c41', '#c2185b'];
+const ALL_CLASSES: readonly string[] = FAILURE_CLASSES;
 const colorOf = (c: string): string => CLASS_COLORS[Math.max(0, ALL_CLASSES.indexOf(c))] ?? '#6b6b76';
 const pct = (v: unknown): string => percent(typeof v === 'number' ? v / 100 : null);
 
