@@ -12,7 +12,9 @@ const AUTH = `headers: { Authorization: 'Bearer <token>' }`;
 const SHIPMENT = `origin_warehouse_id: 'wh_204', destination: { name: 'Ana Ruiz', street: 'Calle Mayor 5', city: 'Madrid', postal_code: '28013', country: 'ES' }`;
 
 /** One program per class, each written to show it (and only it) against a demo sample; one shows several at once. */
-const CASES: readonly { readonly shows: readonly FailureClass[]; readonly sample: number; readonly code: string }[] = [
+/** The demo's tasks of several requests (scoring.md §7): a case with `multi` takes its sample from them. */
+const demoMulti = JSON.parse(fs.readFileSync(path.join(path.dirname(DEMO_DATASET), 'demo-multistep.json'), 'utf8')) as unknown[];
+const CASES: readonly { readonly shows: readonly FailureClass[]; readonly sample: number; readonly code: string; readonly multi?: true }[] = [
   { shows: [], sample: 1, code: `axios.get('${BASE}/warehouses', { params: { region: 'eu', limit: 10 }, ${AUTH} });` },
   { shows: ['hallucinated_endpoint'], sample: 0, code: `axios.get('${BASE}/account', { ${AUTH} });` },
   { shows: ['wrong_endpoint'], sample: 0, code: `axios.get('${BASE}/warehouses', { ${AUTH} });` },
@@ -31,6 +33,10 @@ const CASES: readonly { readonly shows: readonly FailureClass[]; readonly sample
   { shows: ['timeout'], sample: 0, code: `while (true) {}\naxios.get('${BASE}/me', { ${AUTH} });` },
   { shows: ['illegal_argument', 'wrong_value_type', 'wrong_value'], sample: 1, code: `axios.get('${BASE}/warehouses', { params: { region: 'us', limit: '10', country: 'DE' }, ${AUTH} });` },
   { shows: ['unsatisfiable'], sample: 0, code: `axios.get('${BASE}/me', {\n//unsatisfiable` },
+  // The lookup skipped: the shipment's ID guessed.
+  { shows: ['skipped_step'], sample: 1, multi: true, code: `(async () => {\n  await axios.post('${BASE}/shipments/latest/cancel', { reason: 'customer_request' }, { ${AUTH} });\n})();` },
+  // Every step right, and a second warehouse paused too.
+  { shows: ['extra_request'], sample: 4, multi: true, code: `(async () => {\n  const list = await axios.get('${BASE}/warehouses', { params: { region: 'us' }, ${AUTH} });\n  for (const w of list.data.data) await axios.patch(\`${BASE}/warehouses/\${w.id}\`, { status: 'paused' }, { ${AUTH} });\n})();` },
 ];
 
 interface ScoreJson {
@@ -43,7 +49,7 @@ describe('failure taxonomy through `wapii score` (real sandbox)', () => {
   let result: ScoreJson;
   beforeAll(async () => {
     const dir = tempDir('wapii-taxonomy-');
-    fs.writeFileSync(path.join(dir, 'dataset.json'), JSON.stringify(CASES.map((c) => demo[c.sample])));
+    fs.writeFileSync(path.join(dir, 'dataset.json'), JSON.stringify(CASES.map((c) => (c.multi ? demoMulti[c.sample] : demo[c.sample]))));
     fs.mkdirSync(path.join(dir, 'codes'));
     CASES.forEach((c, i) => fs.writeFileSync(path.join(dir, 'codes', `${String(i).padStart(4, '0')}.js`), `const axios = require('axios');\n${c.code}\n`));
     let stdout = '';
@@ -61,6 +67,12 @@ describe('failure taxonomy through `wapii score` (real sandbox)', () => {
       expect(result.failures.samples[String(i)]).toEqual(c.shows);
     });
   }
+
+  it('scores the multi-step cases by their steps, with §7\'s fields in --json', () => {
+    const i = CASES.findIndex((c) => c.shows.includes('extra_request'));
+    expect(result.samples[String(i)]).toMatchObject({ sample_verdict: 'wrong', steps_total: 2, steps_correct: 2, extra_requests: 1, first_failed_step: null });
+    expect(result.statistics['steps_total']).toBe(4);
+  });
 
   it('counts agree with the verdict statistics', () => {
     const { counts, per_api } = result.failures;

@@ -2,22 +2,23 @@ import { clientField } from '../api/clients.js';
 import type { Output, Parsed } from '../api/contract.js';
 import type { CodeFailures } from '../api/reports.js';
 import { unwrap, WapiiError } from '../api/result.js';
-import type { RequestConfig } from '../api/schemas.js';
+import type { RequestConfig, SampleFields } from '../api/schemas.js';
 import { createExecutor } from '../execution/index.js';
 import type { ApiSpec } from '../openapi/index.js';
-import { scoreCodes, type CodeScores } from '../runner/index.js';
-import { classifyFailure, countFailures } from '../scoring/index.js';
+import { failureClasses, scoreCodes, stepsOf, type CodeScores } from '../runner/index.js';
+import { countFailures } from '../scoring/index.js';
 import type { Store } from '../store/index.js';
 import { prepareDataset } from './prepare.js';
 import { headlineOf, uncertaintyJson } from './runReport.js';
 
 /** The failure classes of every scored program, and their counts for the run and per API. */
-export function failuresOf(scores: CodeScores, expected: ReadonlyMap<number, RequestConfig>, specs: ReadonlyMap<string, ApiSpec>): CodeFailures {
+export function failuresOf(scores: CodeScores, expected: ReadonlyMap<number, { readonly config: RequestConfig; readonly fields?: SampleFields | undefined }>, specs: ReadonlyMap<string, ApiSpec>): CodeFailures {
   const items = scores.samples.map((s) => {
     const spec = specs.get(s.api);
-    const config = expected.get(s.index);
-    if (!spec || !config) throw new Error(`bug: sample ${s.index} has no spec or expected request`);
-    return { index: s.index, api: s.api, failures: classifyFailure({ verdict: s.evaluation.verdict, spec, expected: config, executionError: s.evaluation.execution?.error?.kind }) };
+    const sample = expected.get(s.index);
+    if (!spec || !sample) throw new Error(`bug: sample ${s.index} has no spec or expected request`);
+    // The runner's own classification, a multi-step sample's by its steps and the requests its program sent.
+    return { index: s.index, api: s.api, failures: failureClasses(s.evaluation, spec, sample.config, stepsOf(sample.fields)) };
   });
   return { ...countFailures(items), samples: Object.fromEntries(items.map((i) => [String(i.index), i.failures])) };
 }
@@ -37,7 +38,7 @@ export async function scoreCodeFiles(store: Store, input: Parsed<'scoreCodes'>):
   await using executor = createExecutor({ timeoutMs: input.timeoutMs });
   const scores = await scoreCodes({ samples, codes, specs, executor, compat: input.compat, client: input.client });
   if (scores.samples.length === 0) throw new WapiiError('bad_input', `no code file in ${input.codesFrom ?? 'the codes given'} matches a sample of the dataset`);
-  const failures = failuresOf(scores, new Map(samples.map((s) => [s.index, s.config])), specs);
+  const failures = failuresOf(scores, new Map(samples.map((s) => [s.index, s])), specs);
   const runId = input.save
     ? store.saveRun({
         kind: 'imported codes',
