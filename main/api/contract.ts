@@ -277,7 +277,8 @@ export const contract = {
       compat: z.enum(['default', 'reference']).default('default'),
       client: z.enum(HTTP_CLIENTS).default(DEFAULT_CLIENT),
       /** Wall-clock limit per program. */
-      timeoutMs: z.number().positive().default(1000),
+      // Per program; a client of serve may not hold the sandboxes for longer than a minute each.
+      timeoutMs: z.number().int().min(1).max(60_000).default(1000),
       /** Store the scored run, recording the dataset file and the code folder (the CLI: absolute paths). */
       save: z.object({ dataset: z.string().min(1), codes: z.string().min(1) }).optional(),
     }),

@@ -61,7 +61,16 @@ export type SourceNotes = z.infer<typeof SourceNotesSchema>;
 export const StepSchema = z.object({
   config: RequestConfigSchema,
   response: z.object({ status: z.number().int().min(100).max(599), headers: z.record(z.string(), JsonValueSchema).optional(), data: JsonValueSchema.optional() }),
-  carried: z.record(z.string().regex(/^(data|params|headers|path_params)\.\S+$/, 'a carried value is named `<data|params|headers|path_params>.<key path>`'), z.string().regex(/^\d+:\/\S*$/, 'a carried value points `<earlier step>:<JSON pointer>`')).optional(),
+  carried: z
+    .record(z.string(), z.string().regex(/^\d+:\/\S*$/, 'a carried value points `<earlier step>:<JSON pointer>`'))
+    // Checked on the record, so the message names the key (a key schema's says only "Invalid key in record").
+    .superRefine((carried, ctx) => {
+      for (const where of Object.keys(carried)) {
+        if (!/^(data|params|headers|path_params)\.\S+$/.test(where)) ctx.addIssue({ code: 'custom', path: [where], message: 'a carried value is named `<data|params|headers|path_params>.<key path>`' });
+        // A key path is walked into objects: a prototype's name there would reach every object's prototype.
+        else if (where.split('.').some((k) => k === '__proto__' || k === 'prototype' || k === 'constructor')) ctx.addIssue({ code: 'custom', path: [where], message: "a carried value's key path may not name __proto__, prototype or constructor" });
+      }
+    }).optional(),
 });
 export type SampleStep = z.infer<typeof StepSchema>;
 
@@ -134,6 +143,8 @@ export const SampleFilterSchema = z.object({
   text: z.string().optional(),
   /** `GET /path/{id}`: samples whose expected request resolves to this endpoint of their API's spec. */
   endpoint: z.string().optional(),
+  /** `one`: single-request samples; `several`: tasks of several requests (`steps`, scoring.md §7). */
+  requests: z.enum(['one', 'several']).optional(),
 });
 export type SampleFilter = z.infer<typeof SampleFilterSchema>;
 

@@ -88,11 +88,13 @@ const replaced = (steps: readonly SampleStep[], i: number, step: SampleStep, not
 
 /** Step `i`'s request replaced. */
 export function setStepRequest(steps: readonly SampleStep[], i: number, config: RequestConfig): StepEdit {
+  if (!steps[i]) return refused(`there is no step ${i}`);
   return replaced(steps, i, { ...copy(steps[i]!), config: copy(config) }, `edited step ${i}'s request`);
 }
 
 /** Step `i`'s stubbed response replaced. */
 export function setStepResponse(steps: readonly SampleStep[], i: number, response: SampleStep['response']): StepEdit {
+  if (!steps[i]) return refused(`there is no step ${i}`);
   return replaced(steps, i, { ...copy(steps[i]!), response: copy(response) }, `edited step ${i}'s response`);
 }
 

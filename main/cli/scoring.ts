@@ -43,7 +43,7 @@ export function registerScoringCommands(program: Command, io: CliIo): void {
     .option('--save', 'store the run in the database')
     .action(async (opts: { dataset: string; specs: string; codes: string; api?: string; compat: 'default' | 'reference'; client: HttpClient; timeout: string; json?: boolean; save?: boolean }) => {
       const timeoutMs = Number(opts.timeout);
-      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new WapiiError('bad_input', `--timeout must be a positive number of milliseconds, not "${opts.timeout}"`);
+      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > 60_000) throw new WapiiError('bad_input', `--timeout must be a whole number of milliseconds from 1 to 60000, not "${opts.timeout}"`);
       const dataset = unwrap(readFileInput(opts.dataset));
       const specs = unwrap(await readSpecFolder(opts.specs));
       const codes = [...unwrap(readCodeDir(opts.codes))].map(([index, code]) => ({ index, code }));

@@ -91,7 +91,7 @@ function marked(step: OracleStep, steps: readonly OracleStep[], client: HttpClie
       continue;
     }
     let holder = (location === 'data' ? config.data : location === 'params' ? config.params : location === 'headers' ? config.headers : undefined) as Record<string, JsonValue> | undefined;
-    for (const key of path.slice(0, -1)) holder = holder?.[key] as Record<string, JsonValue> | undefined;
+    for (const key of path.slice(0, -1)) holder = holder && Object.hasOwn(holder, key) ? (holder[key] as Record<string, JsonValue> | undefined) : undefined;
     const last = path.at(-1);
     if (holder && last !== undefined && Object.hasOwn(holder, last)) holder[last] = mark;
   }

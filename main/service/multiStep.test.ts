@@ -11,7 +11,7 @@ import { localClient, openWorkbench, type Workbench } from './index.js';
 /**
  * Multi-step samples in a dataset (scoring.md §7; issue 37 item 1, its format and checks): a file
  * may mix them with single-request samples; they import, check, list and export JSON-equal;
- * their steps are edited as their fields; runs refuse them in one line until they are built.
+ * their steps are edited as their fields; runs refuse what they cannot take, in one line.
  */
 const AUTH = { Authorization: 'Bearer <token>' };
 const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' };
@@ -92,11 +92,29 @@ describe('multi-step samples in a dataset', () => {
     ]);
   });
 
+  it('lists and filters them: by how many requests, by any step\'s method, by text in any step', async () => {
+    const list = async (filter: Record<string, string>) => (await client.listSamples({ datasetId, filter })).map((s) => s.position);
+    expect(await list({ requests: 'several' })).toEqual([1, 2, 3]);
+    expect(await list({ requests: 'one' })).toEqual([0]);
+    // The Asana task looks its task up with GET before it PUTs: a GET filter finds it by its first step.
+    expect(await list({ method: 'put' })).toEqual([2]);
+    expect(await list({ method: 'get', api: 'asana' })).toEqual([2]);
+    expect(await list({ text: 'conversations.list', requests: 'several' })).toEqual([1, 3]);
+    await expect(client.listSamples({ datasetId, filter: { requests: 'many' } as never })).rejects.toThrow(/requests/);
+  });
+
   it('refuses a sample with both config and steps, or with one step, in one line', async () => {
     const both = client.importDataset({ name: 'both', dataset: { filename: 'both.json', content: JSON.stringify([{ ...SLACK_STEPS, config: SINGLE.config }]) }, specs: [spec('slack')] });
     await expect(both).rejects.toThrow('both.json: sample 0: has both `config` and `steps`: a sample makes one request or several, not both');
     const one = client.importDataset({ name: 'one', dataset: { filename: 'one.json', content: JSON.stringify([{ ...SLACK_STEPS, steps: SLACK_STEPS.steps.slice(0, 1) }]) }, specs: [spec('slack')] });
     await expect(one).rejects.toThrow(/one\.json: sample 0: `steps` Too small/);
+    // A carried key path naming a prototype would be walked into every object's prototype (review fixes, the oracle): refused.
+    const polluting = [{ ...SLACK_STEPS, steps: [SLACK_STEPS.steps[0], { ...SLACK_STEPS.steps[1], carried: { 'data.__proto__.isAdmin': '0:/data/ok' } }] }];
+    await expect(client.importDataset({ name: 'proto', dataset: { filename: 'proto.json', content: JSON.stringify(polluting) }, specs: [spec('slack')] })).rejects.toThrow(/__proto__, prototype or constructor/);
+    expect(({} as Record<string, unknown>)['isAdmin']).toBeUndefined();
+    // Steps given in the fields are held to what steps are, never stored as they come.
+    const [, slack] = await client.listSamples({ datasetId, filter: {} });
+    await expect(client.editSample({ datasetId, sampleId: slack!.id, fields: { steps: [{ config: { url: 5 } }] as unknown as JsonValue }, reason: 'bad' })).rejects.toMatchObject({ code: 'bad_input' });
   });
 
   it('edits steps as the sample’s fields (its config follows the last step) and refuses a config edit on it', async () => {

@@ -1,5 +1,5 @@
-import { EditedStepsSchema, type EndpointExcerpt, type QuickFix } from '../api/review.js';
-import type { Finding, JsonValue, RequestConfig, Sample, SampleFields, SampleStep } from '../api/schemas.js';
+import type { EndpointExcerpt, QuickFix } from '../api/review.js';
+import type { Finding, JsonValue, RequestConfig, Sample, SampleStep } from '../api/schemas.js';
 import { carriedSource, valueAtPointer } from '../api/steps.js';
 import { responseSchema } from '../dataset/index.js';
 import type { ApiSpec, Endpoint, JsonSchema } from '../openapi/index.js';
@@ -196,11 +196,7 @@ export function quickFixes(spec: ApiSpec, endpoint: Endpoint, config: RequestCon
   return fixes;
 }
 
-/** A multi-step sample's steps, where its fields hold a valid list of them. */
-export function stepsOf(fields: SampleFields | undefined): SampleStep[] | undefined {
-  const parsed = fields?.['steps'] === undefined ? undefined : EditedStepsSchema.safeParse(fields['steps']);
-  return parsed?.success ? parsed.data : undefined;
-}
+export { stepsOf } from '../api/steps.js';
 
 /** The excerpt of the endpoint a step's request resolves to, or null. */
 export function stepExcerpt(spec: ApiSpec, config: RequestConfig): EndpointExcerpt | null {
@@ -218,11 +214,13 @@ function withRequestValue(config: RequestConfig, where: string, value: JsonValue
   const top: Record<string, JsonValue> = root ?? {};
   let node = top;
   for (const key of path.slice(0, -1)) {
-    const child = node[key];
+    const child = Object.hasOwn(node, key) ? node[key] : undefined;
     if (child === undefined) node[key] = {};
     else if (child === null || typeof child !== 'object' || Array.isArray(child)) return undefined;
     node = node[key] as Record<string, JsonValue>;
   }
+  // Own properties only: a JSON-parsed object's keys, never its prototype's (the schema refuses such a path too).
+  if (path.some((k) => k === '__proto__' || k === 'prototype' || k === 'constructor')) return undefined;
   node[path.at(-1)!] = value;
   return { ...next, [location]: top };
 }

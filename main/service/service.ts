@@ -3,6 +3,7 @@ import { diffSpecVersion } from './specVersions.js';
 import { contract, type Method, type Output, type Parsed, type SampleDetail, type WorkbenchApi, type WorkbenchEvent, type WorkbenchHandlers } from '../api/contract.js';
 import { fail, ok, unwrap, WapiiError, type Result } from '../api/result.js';
 import type { DatasetSummary, Finding, JsonValue, RequestConfig, Sample } from '../api/schemas.js';
+import { DEMO_MULTISTEP_DATASET } from '../api/constants.js';
 import { checkRequest, checkSample, exportChecks, exportFlat, exportPerApi, filterSamples, withExportIndices } from '../dataset/index.js';
 import { loadSpec, MAX_NESTING, resolveEndpoint, shortPath, valueProblem, type ApiSpec } from '../openapi/index.js';
 import type { SampleState, Store } from '../store/index.js';
@@ -13,6 +14,7 @@ import { environmentKeys, KEY_PROVIDERS, keyStatus, keyVariables, type ApiKeySto
 import { priceTable, providerCatalog } from './providers.js';
 import { apiCoverage, sampleEndpointKey } from './coverage.js';
 import { endpointExcerpt, nearDuplicates, quickFixes, stepExcerpt, stepQuickFixes, stepsOf } from './review.js';
+import { EditedStepsSchema } from '../api/review.js';
 import { checklistNote } from '../api/checklist.js';
 import { DEFAULT_SYNTHESIS_RETRY, SynthesisJobs } from './synthesis.js';
 import type { RetryPolicy } from '../synthesis/index.js';
@@ -412,6 +414,11 @@ export class WorkbenchService implements WorkbenchHandlers {
         if (input.steps && had === undefined) return fail('bad_input', 'a single-request sample has no steps: edit its config');
         // `steps` replaces the steps and keeps every other field.
         const fields = input.steps ? { ...(input.fields ?? current.fields), steps: input.steps as unknown as JsonValue } : input.fields;
+        // Steps given in the fields are held to what `steps` is (two or more valid steps), not stored as they come.
+        if (!input.steps && input.fields?.['steps'] !== undefined) {
+          const parsed = EditedStepsSchema.safeParse(input.fields['steps']);
+          if (!parsed.success) return fail('bad_input', `fields.steps: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? 'invalid'}: a multi-step sample keeps two or more steps of {config, response, carried}`);
+        }
         const steps = fields?.['steps'] ?? had;
         if (steps !== undefined && input.config) return fail('bad_input', "a multi-step sample's requests are its steps: edit them in its fields (`steps`), not its config");
         const last = Array.isArray(steps) ? (steps.at(-1) as { config?: RequestConfig } | undefined)?.config : undefined;
@@ -451,7 +458,7 @@ export class WorkbenchService implements WorkbenchHandlers {
       }
       // Tasks of several requests, so the inspector's timeline has content on a fresh start too.
       if (demo.multiStep) {
-        const multi = await this.importDataset({ name: 'demo-multistep', dataset: demo.multiStep.dataset, specs: demo.specs });
+        const multi = await this.importDataset({ name: DEMO_MULTISTEP_DATASET, dataset: demo.multiStep.dataset, specs: demo.specs });
         await seedDemoRuns({ store: this.store, runs: e.runs, results: e.results, datasetId: multi.id, demoRuns: demo.multiStep.runs, spec: async (hash) => this.spec(hash) });
       }
       if (demo.runs?.length || demo.multiStep?.runs.length) this.emit({ type: 'runsChanged' });
