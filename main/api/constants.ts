@@ -159,3 +159,15 @@ export function jobStatusText(job: { readonly status: string; readonly counts: {
 
 // The HTTP clients' profiles (clients.ts), for the pages as for the engine.
 export { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, HTTP_CLIENTS, type HttpClient } from './clients.js';
+
+/** The name the embedded demo's tasks of several requests are imported under, beside `demo` (main/service/demo.ts). */
+export const DEMO_MULTISTEP_DATASET = 'demo-multistep';
+
+/**
+ * The dataset a page opens when none was chosen: the newest, leaving out the demo's multi-step
+ * companion, which is seeded after the demo itself (a fresh start opens on the demo, as before;
+ * a dataset the user imports is newer than both).
+ */
+export function defaultDatasetId(datasets: readonly { readonly id: number; readonly name: string }[]): number | undefined {
+  return (datasets.filter((d) => d.name !== DEMO_MULTISTEP_DATASET).at(-1) ?? datasets.at(-1))?.id;
+}

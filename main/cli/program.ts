@@ -156,8 +156,9 @@ export function buildProgram(io: CliIo): Command {
     .addOption(new Option('--status <status>', 'only samples whose checks passed or flagged').choices(['ok', 'flagged']))
     .option('--search <text>', 'text search over task and expected request')
     .option('--endpoint <endpoint>', 'only samples of this endpoint, e.g. "GET /shipments/{shipment_id}"')
+    .addOption(new Option('--requests <n>', 'only single-request samples (one) or tasks of several requests (several: steps)').choices(['one', 'several']))
     .option('--json', 'print JSON')
-    .action(async (ref: string | undefined, opts: { api?: string; method?: string; review?: Sample['reviewState']; status?: 'ok' | 'flagged'; search?: string; endpoint?: string; json?: boolean }) => {
+    .action(async (ref: string | undefined, opts: { api?: string; method?: string; review?: Sample['reviewState']; status?: 'ok' | 'flagged'; search?: string; endpoint?: string; requests?: 'one' | 'several'; json?: boolean }) => {
       const wb = open();
       const client = localClient(wb.service);
       if (ref === undefined) {
@@ -175,6 +176,7 @@ export function buildProgram(io: CliIo): Command {
         ...(opts.status ? { checkStatus: opts.status } : {}),
         ...(opts.search ? { text: opts.search } : {}),
         ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+        ...(opts.requests ? { requests: opts.requests } : {}),
       };
       const samples = await client.listSamples({ datasetId: dataset.id, filter });
       if (opts.json) io.stdout(JSON.stringify(samples, null, 2) + '\n');

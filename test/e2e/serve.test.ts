@@ -83,7 +83,7 @@ describe.runIf(hasChromium && hasWapiiBench)('the workbench in Chromium on `wapi
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^harbor\.yaml: malformed YAML at line 3, column 1: /);
     await page.getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.getByLabel('Dataset', { exact: true }).locator('option').allTextContents()).toEqual(['demo — 32 samples', 'all — 395 samples']);
+    expect(await page.getByLabel('Dataset', { exact: true }).locator('option').allTextContents()).toEqual(['demo — 32 samples', 'demo-multistep — 6 samples', 'all — 395 samples']);
   });
 });
 

@@ -53,12 +53,12 @@ describe.skipIf(!built)('the built CLI (out/cli)', () => {
       });
       const url = new URL(openUrl);
       const client = createFetchClient({ baseUrl: url.origin, token: url.searchParams.get('token') ?? '' });
-      expect((await client.listDatasets({})).map((d) => d.name)).toHaveLength(1);
+      expect((await client.listDatasets({})).map((d) => d.name)).toEqual(['demo', 'demo-multistep']);
       const dataset = readFileInput(DEMO_DATASET);
       const specs = await readSpecFolder(DEMO_SPECS);
       if (!dataset.ok || !specs.ok) throw new Error('the demo files did not read');
       await client.importDataset({ dataset: dataset.value, specs: specs.value, name: 'again' });
-      expect(await client.listDatasets({})).toHaveLength(2);
+      expect(await client.listDatasets({})).toHaveLength(3);
       expect((await client.addModel({ path: model })).architecture).toBe('llama');
     } finally {
       child.kill('SIGTERM');

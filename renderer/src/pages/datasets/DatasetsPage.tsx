@@ -97,7 +97,7 @@ async function decide(state: ReviewState): Promise<void> {
   requestAnimationFrame(() => document.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' }));
 }
 
-const FILTER_KEYS = ['api', 'method', 'reviewState', 'checkStatus', 'text', 'endpoint'] as const satisfies readonly (keyof SampleFilter)[];
+const FILTER_KEYS = ['api', 'method', 'reviewState', 'checkStatus', 'text', 'endpoint', 'requests'] as const satisfies readonly (keyof SampleFilter)[];
 
 /**
  * The dataset, its filters and the open sample live in the URL (`#/datasets?dataset=2&api=slack&sample=…`):

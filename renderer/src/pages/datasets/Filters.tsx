@@ -5,6 +5,7 @@ import { useDatasets } from './datasetsStore.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const CHECK_STATUSES = ['ok', 'flagged'] as const;
+const REQUESTS = ['one', 'several'] as const;
 
 export function Filters(): React.JSX.Element {
   const filter = useDatasets((s) => s.filter);
@@ -26,6 +27,7 @@ export function Filters(): React.JSX.Element {
       <OneOf label="Method" aria="Method" any="all" options={METHODS} text={(m) => m.toUpperCase()} value={filter.method || undefined} onChange={(method) => void setFilter({ method: method ?? '' })} />
       <OneOf label="Review" aria="Review state" any="all" options={REVIEW_STATES} text={verbatim} value={filter.reviewState} onChange={(reviewState) => void setFilter({ reviewState })} />
       <OneOf label="Checks" aria="Check status" any="all" options={CHECK_STATUSES} text={verbatim} value={filter.checkStatus} onChange={(checkStatus) => void setFilter({ checkStatus })} />
+      <OneOf label="Requests" aria="Requests per sample" any="all" options={REQUESTS} text={(r) => (r === 'one' ? 'one' : 'several (steps)')} value={filter.requests} onChange={(requests) => void setFilter({ requests })} />
       {filter.endpoint && (
         <span className="chip" data-testid="endpoint-filter">
           endpoint <code>{filter.endpoint}</code>

@@ -1,3 +1,4 @@
+import { defaultDatasetId } from '../../../../main/api/constants.js';
 import { create } from 'zustand';
 import type { FileInput, Input, Output, ProgressEvent, SampleDetail } from '../../../../main/api/contract.js';
 import type { DatasetSummary, RequestConfig, ReviewState, Sample, SampleFields, SampleFilter } from '../../../../main/api/schemas.js';
@@ -99,7 +100,7 @@ export const useDatasets = create<DatasetsState>()((set, get) => {
       set({ datasets });
       const current = get().datasetId;
       if ((current === undefined || !datasets.some((d) => d.id === current)) && datasets.length > 0) {
-        await get().selectDataset(datasets[datasets.length - 1]!.id);
+        await get().selectDataset(defaultDatasetId(datasets)!);
       }
     },
     async selectDataset(id) {

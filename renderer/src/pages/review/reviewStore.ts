@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { parseChecklist, type Checklist } from '../../../../main/api/constants.js';
+import { defaultDatasetId, parseChecklist, type Checklist } from '../../../../main/api/constants.js';
 import { sameSteps, type StepEdit } from '../../../../main/api/stepEdits.js';
 import type { Output, SampleDetail } from '../../../../main/api/contract.js';
 
@@ -189,7 +189,7 @@ export const useReview = create<ReviewPageState>()((set, get) => {
       const chosen = useDatasets.getState().datasetId;
       const current = chosen !== undefined && chosen !== followed && datasets.some((d) => d.id === chosen) ? chosen : get().datasetId;
       followed = chosen;
-      const id = current !== undefined && datasets.some((d) => d.id === current) ? current : datasets.at(-1)?.id;
+      const id = current !== undefined && datasets.some((d) => d.id === current) ? current : defaultDatasetId(datasets);
       if (id !== undefined) await get().selectDataset(id);
       else set({ loaded: true, queue: [], all: [] });
     },

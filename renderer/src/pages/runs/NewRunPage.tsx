@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, HTTP_CLIENTS, REVIEW_STATES, SAMPLING_DEFAULTS, type HttpClient } from '../../../../main/api/constants.js';
+import { CLIENT_PROFILES, clientField, DEFAULT_CLIENT, defaultDatasetId, DEFAULT_PARALLEL, DEFAULT_PARALLEL_GPU, HTTP_CLIENTS, REVIEW_STATES, SAMPLING_DEFAULTS, type HttpClient } from '../../../../main/api/constants.js';
 import type { DatasetSummary, ReviewState } from '../../../../main/api/schemas.js';
 import type { Output } from '../../../../main/api/contract.js';
 import type { Model, StartRunInput } from '../../api.js';
@@ -108,7 +108,7 @@ export function NewRunPage(): React.JSX.Element {
     void attempt(() => client.listDatasets({})).then((d) => {
       setDatasets(d ?? []);
       // A remembered dataset since deleted falls back to the latest, without its APIs.
-      if (d && d.length > 0) setDatasetId((id) => (id !== undefined && d.some((x) => x.id === id) ? id : d[d.length - 1]!.id));
+      if (d && d.length > 0) setDatasetId((id) => (id !== undefined && d.some((x) => x.id === id) ? id : defaultDatasetId(d)));
       if (d && saved.datasetId !== undefined && !d.some((x) => x.id === saved.datasetId)) setApis([]);
     });
     void attempt(() => client.getApiKeyStatus({})).then((k) => setKeys(k ?? []));

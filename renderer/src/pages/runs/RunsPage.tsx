@@ -136,7 +136,7 @@ export function RunsPage(): React.JSX.Element {
               {table.getRowModel().rows.map((row) => (
                 <tr key={row.id} data-run-id={row.original.id} className={row.original.id === focused ? 'selected' : undefined} onClick={() => void navigate(`/runs/${row.original.id}`)}>
                   {row.getVisibleCells().map((cell) => (
-                    <td key={cell.id} className={cell.column.id === 'status' ? 'status-col' : undefined}>
+                    <td key={cell.id} className={cell.column.id === 'status' ? 'status-col' : cell.column.id === 'dataset' ? 'dataset-col' : undefined}>
                       {flexRender(cell.column.columnDef.cell, cell.getContext())}
                     </td>
                   ))}

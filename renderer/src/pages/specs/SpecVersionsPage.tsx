@@ -1,3 +1,4 @@
+import { defaultDatasetId } from '../../../../main/api/constants.js';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import type { Output } from '../../../../main/api/contract.js';
@@ -26,7 +27,7 @@ export function SpecVersionsPage(): React.JSX.Element {
   useEffect(() => {
     void attempt(() => client.listDatasets({})).then((d) => {
       setDatasets(d ?? []);
-      if (d && d.length > 0) setDatasetId((id) => id ?? d[d.length - 1]!.id);
+      if (d && d.length > 0) setDatasetId((id) => id ?? defaultDatasetId(d));
     });
   }, [client]);
   const dataset = datasets?.find((d) => d.id === datasetId);
