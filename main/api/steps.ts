@@ -1,4 +1,4 @@
-import type { JsonValue } from './schemas.js';
+import { RealWorldFieldsSchema, type JsonValue, type SampleFields, type SampleStep } from './schemas.js';
 
 /**
  * Reading a multi-step sample's carried values (scoring.md §7), for every stage that does: the
@@ -58,4 +58,10 @@ export function segmentHolding(url: string, value: string): { readonly start: nu
     position += segment.length + 1;
   }
   return undefined;
+}
+
+/** A multi-step sample's steps, where its fields hold a valid list of two or more; undefined for a single request (or steps that do not parse). */
+export function stepsOf(fields: SampleFields | undefined): SampleStep[] | undefined {
+  const parsed = RealWorldFieldsSchema.safeParse(fields ?? {});
+  return parsed.success ? parsed.data.steps : undefined;
 }

@@ -94,7 +94,8 @@ function stepsSetup(sample: SetupSample, count: number, mode: CompletionMode, st
     const definitions = sample.definitions ?? {};
     return { mode, style, client, origin: 'sample', starter, callStart: starter.length, definitions, callPrelude: preludeOf(starter, definitions, client), steps: { count, stop: '\n\n\n', closing: '\n' } };
   }
-  const steps = { count, stop: '\n})', closing: '\n})();\n' };
+  // The stop is the function's own closing call (`})()`), not any `})` at a line's start: a model's unindented call may close an object there.
+  const steps = { count, stop: '\n})()', closing: '\n})();\n' };
   const head = `${taskComment(sample.task)}\n${profile.importLine}\n\n(async () => {\n`;
   // A chat model writes its program whole (often rewriting the starter): opening a call for it would bind a name its code does not use.
   if (style === 'chat') return { mode, style, client, origin: 'fixed', starter: head, callStart: head.length, definitions: {}, callPrelude: profile.importLine, steps };

@@ -1,4 +1,5 @@
-import { RealWorldFieldsSchema, type RequestConfig, type SampleFields } from '../api/schemas.js';
+import type { RequestConfig } from '../api/schemas.js';
+export { stepsOf } from '../api/steps.js';
 import type { Setup } from '../api/setup.js';
 import { extractInvocation, normalizeCaptured, type CapturedRequest, type CutRule, type Execution, type Executor, type RunRule, type Stub } from '../execution/index.js';
 import { endpointUrlPattern, escapeRegExp, type ApiSpec } from '../openapi/index.js';
@@ -46,12 +47,6 @@ export async function evaluateCode(text: string, expected: RequestConfig, spec: 
   if (!normalized.ok) return { verdict: expectedOnly(spec, expected, 'runtime_error'), extraction: cut, execution: { ...execution, error: { kind: 'exception', message: normalized.message } } };
   const request = normalized.request;
   return { verdict: compareRequest(spec, expected, request, compat), extraction: cut, execution, request };
-}
-
-/** A multi-step sample's steps (scoring.md §7), as its fields hold them; undefined for a single request. */
-export function stepsOf(fields: SampleFields | undefined): readonly Step[] | undefined {
-  const parsed = RealWorldFieldsSchema.safeParse(fields ?? {});
-  return parsed.success ? parsed.data.steps : undefined;
 }
 
 /** How constrained generation failed, where the program ends in one of the reference's markers. */
@@ -102,7 +97,8 @@ export async function evaluateSteps(text: string, steps: readonly Step[], spec: 
   const run = await executor.run(text, { compat, stubs: stubsOf(spec, steps) });
   const requests = run.requests.map((raw) => normalizeCaptured(raw, compat));
   const captured = requests.flatMap((r) => (r.ok ? [r.request] : []));
-  const error: ErrorVerdict | undefined = run.error ? (run.error.kind === 'timeout' ? 'timeout' : 'runtime_error') : undefined;
+  // A request the transport refused (past the host's limits) is the program's error, as for a single request (§3).
+  const error: ErrorVerdict | undefined = run.error ? (run.error.kind === 'timeout' ? 'timeout' : 'runtime_error') : requests.some((r) => !r.ok) ? 'runtime_error' : undefined;
   return {
     verdict: scoreSteps(spec, steps, captured, error, compat),
     execution: { console: run.console, durationMs: run.durationMs, requests: run.requests.length, ...(run.error ? { error: run.error } : {}) },

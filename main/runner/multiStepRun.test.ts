@@ -141,7 +141,8 @@ describe('a run over multi-step and single-request samples', () => {
     expect(rounds.length).toBe(2);
     const feedback = rounds[0]!.feedback.join('\n');
     expect(feedback).toMatch(/^step 1 \(POST https:\/\/slack\.com\/api\/chat\.postMessage\): .*colour/m);
-    expect(feedback).toContain('the task takes 2');
+    // How many requests the task takes is the expected steps': never said.
+    expect(feedback).not.toMatch(/takes 2|2 requests|two requests/);
     // No expected value in the feedback: the looked-up ID appears nowhere.
     expect(feedback).not.toContain('C0DEPLOY1');
     expect(rounds[1]!.feedback).toEqual([]);

@@ -53,7 +53,6 @@ export function specFeedback(code: string, setup: Setup, spec: ApiSpec, evaluati
     captured.forEach((request, i) => {
       for (const finding of checkRequest(spec, configOf(request))) found.push(`step ${i + 1} (${request.method.toUpperCase()} ${request.url.split('?')[0]}): ${finding.message}`);
     });
-    if (captured.length < setup.steps.count) found.push(`the program sent ${captured.length} request${captured.length === 1 ? '' : 's'}; the task takes ${setup.steps.count}, each awaited before the next uses what it returned`);
     // The constraint language's names are those in scope where the program starts; a later call's
     // references to earlier responses are declared by the program itself, so its refusal would mislead.
     return found.slice(0, MAX_FEEDBACK);

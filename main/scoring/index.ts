@@ -6,4 +6,4 @@ export { failedWithoutSolvedWith, type RunVerdicts } from './subsets.js';
 export { conditionRows, type ConditionRow, type ConditionRun } from './conditions.js';
 export { BOOTSTRAP, meanMetricIntervals, mulberry32, passAtK, passAtKOf, proportionIntervals, proportionsOf, uncertaintyOf, wilson, type Interval, type Proportion, type Uncertainty } from './intervals.js';
 export { ALPHA, mcnemarExact, PAIRED_OUTCOMES, PAIRED_STATISTIC, pairedComparison, pairedTest, type PairedOutcome, type PairedTest } from './paired.js';
-export { carriedValues, scoreSteps, type CarriedValue, type Step, type StepsVerdict } from './steps.js';
+export { carriedValues, READ_METHODS, scoreSteps, type CarriedValue, type Step, type StepsVerdict } from './steps.js';

@@ -48,6 +48,10 @@ export function proportionsOf(stats: Statistics): Record<string, Proportion> {
       out[key] = { k: num(`${m[1]}_${m[2]}`), n: num(m[3] === 'total' ? `${over}_total` : `${over}_executable`) };
       continue;
     }
+    if (key === 'samples_multistep_correct_wrt_multistep') {
+      out[key] = { k: num('samples_multistep_correct'), n: num('samples_multistep') };
+      continue;
+    }
     if (key === 'steps_correct_wrt_total' || key === 'carried_correct_wrt_total') {
       const stem = key.slice(0, key.indexOf('_correct'));
       out[key] = { k: num(`${stem}_correct`), n: num(`${stem}_total`) };
@@ -129,14 +133,28 @@ const MEAN_METRICS: readonly (readonly [name: string, pick: (m: Metrics, v: Verd
   ['argument_value_mean_accuracy_wrt_correct', (m, v) => [m.valueAccuracyWrtCorrectName['all'] ?? 0, executed(v) ? hasAll(m.counts.correctName) : 0]],
 ];
 
-/** Seeded percentile-bootstrap intervals of the mean argument metrics (location `all`), by the statistic's name. */
+/**
+ * Seeded percentile-bootstrap intervals of the mean argument metrics (location `all`), by the
+ * statistic's name. The unit resampled is a task: a multi-step sample's steps (each a request, as
+ * the point estimate counts them) stay together, their contributions summed, so the interval holds
+ * the estimate and the steps' correlation within a task is not taken for independence.
+ */
 export function meanMetricIntervals(verdicts: readonly Verdict[], settings: BootstrapSettings = BOOTSTRAP): Record<string, Interval> {
-  const metrics = verdicts.map((v) => sampleMetrics(v));
+  const tasks = verdicts.map((v) => (v.steps ? v.steps.map((s) => s.verdict) : [v]).map((r) => ({ r, m: sampleMetrics(r) })));
   const out: Record<string, Interval> = {};
   for (const [name, pick] of MEAN_METRICS) {
     for (const scope of ['total', 'executable'] as const) {
       const key = `${name}_${scope}`;
-      const interval = bootstrapRatio(verdicts.map((v, i) => pick(metrics[i]!, v, scope === 'executable')), settings);
+      const units = tasks.map((requests) =>
+        requests.reduce<[number, number]>(
+          (sum, { r, m }) => {
+            const [value, weight] = pick(m, r, scope === 'executable');
+            return [sum[0] + value, sum[1] + weight];
+          },
+          [0, 0],
+        ),
+      );
+      const interval = bootstrapRatio(units, settings);
       if (interval) out[key] = interval;
     }
   }

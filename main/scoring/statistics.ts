@@ -151,6 +151,9 @@ export function computeStatistics(verdicts: readonly Verdict[]): Statistics {
       requests_total: requests.length,
       requests_executable: requests.filter((v) => v.sample_verdict !== 'nonexecutable').length,
       samples_multistep: multi.length,
+      // The task rate of the multi-step samples alone (samples_correct_wrt_total counts every sample of a mixed run).
+      samples_multistep_correct: multi.filter((v) => v.sample_verdict === 'correct').length,
+      samples_multistep_correct_wrt_multistep: ratio(multi.filter((v) => v.sample_verdict === 'correct').length, multi.length),
       steps_total: stepsTotal,
       steps_correct: stepsCorrect,
       steps_missing: sum((v) => v.steps_missing),

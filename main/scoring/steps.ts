@@ -1,3 +1,4 @@
+import { clientProfile } from '../api/clients.js';
 import { carriedSource, requestValueAt, valueAtPointer } from '../api/steps.js';
 import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
 import { methodsAt, pathCandidates, type ApiSpec } from '../openapi/index.js';
@@ -22,7 +23,7 @@ export interface StepsVerdict extends StepCounts {
 const templateOf = (spec: ApiSpec, url: string, params: Readonly<Record<string, unknown>> | undefined): string | undefined => pathCandidates(spec, url, params ?? {})[0]?.template.path;
 
 /** What a read may repeat and an extra request may be without making the sample wrong. */
-const READS: ReadonlySet<string> = new Set(['get', 'head']);
+export const READ_METHODS: ReadonlySet<string> = new Set(['get', 'head']);
 
 /** Whether a request that took no step is illegal by §4: its URL matches no path of the spec, or its method is not defined there. */
 function illegalAlone(spec: ApiSpec, request: CapturedRequest): boolean {
@@ -35,6 +36,11 @@ function sentAt(request: CapturedRequest, verdict: Verdict, where: string): Json
   const [location, ...path] = where.split('.');
   // A path parameter's value is where the URL had it, as the comparison located it.
   if (location === 'path_params') return verdict.arguments.path_params?.[path.join('.')]?.actual ?? undefined;
+  // Header names are case-insensitive, as the comparison reads them.
+  if (location === 'headers' && path.length > 0) {
+    const name = Object.keys(request.headers).find((k) => k.toLowerCase() === path[0]!.toLowerCase());
+    return name === undefined ? undefined : requestValueAt({ headers: { [path[0]!]: request.headers[name]! } }, where);
+  }
   return requestValueAt(request, where);
 }
 
@@ -63,7 +69,9 @@ export function carriedValues(steps: readonly Step[], i: number, request: Captur
     const from = steps[earlier];
     const held = from?.response ? valueAtPointer(from.response as unknown as JsonValue, pointer) : undefined;
     const sent = request === null ? undefined : sentAt(request, verdict, where);
-    const correct = request !== null && (where.startsWith('path_params.') ? sameText(sent, held) : sameJson(sent, held));
+    // Text where the request can only send text: a path segment, a fetch program's query (scoring.md §2).
+    const asText = where.startsWith('path_params.') || (where.startsWith('params.') && request !== null && clientProfile(request.client).queryAsText);
+    const correct = request !== null && (asText ? sameText(sent, held) : sameJson(sent, held));
     return { where, source, held, sent, correct };
   });
 }
@@ -111,6 +119,6 @@ export function scoreSteps(spec: ApiSpec, steps: readonly Step[], captured: read
   const counts = { steps: results, steps_total: steps.length, steps_correct: stepsCorrect, steps_missing: missing, extra, extra_requests: extra.length, first_failed_step: firstFailed < 0 ? null : firstFailed, carried_correct: carriedCorrect, carried_total: carriedTotal };
   if (captured.length === 0) return { sample_verdict: 'nonexecutable', error_verdict: error ?? 'no_request', ...counts };
   const illegal = results.some((r) => r.verdict.sample_verdict === 'illegal') || extra.some((i) => illegalAlone(spec, captured[i]!));
-  const correct = missing === 0 && stepsCorrect === steps.length && extra.every((i) => READS.has(captured[i]!.method.toLowerCase()));
+  const correct = missing === 0 && stepsCorrect === steps.length && extra.every((i) => READ_METHODS.has(captured[i]!.method.toLowerCase()));
   return { sample_verdict: illegal ? 'illegal' : correct ? 'correct' : 'wrong', error_verdict: null, ...counts };
 }

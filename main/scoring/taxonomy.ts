@@ -1,6 +1,7 @@
 import { FAILURE_CLASSES } from '../api/constants.js';
 import type { JsonValue, RequestConfig } from '../api/schemas.js';
 import { resolveEndpoint, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
+import { READ_METHODS } from './steps.js';
 import type { Verdict } from './verdicts.js';
 
 /**
@@ -54,7 +55,7 @@ export function classifyFailure(input: {
     const step = first === null || first === undefined ? undefined : verdict.steps[first];
     if (step && step.request === null) found.add('skipped_step');
     else if (step && input.steps?.expected[first!]) for (const c of classifyFailure({ verdict: step.verdict, spec: input.spec, expected: input.steps.expected[first!]! })) found.add(c);
-    if (input.steps && (verdict.extra ?? []).some((i) => !['get', 'head'].includes((input.steps!.methods[i] ?? '').toLowerCase()))) found.add('extra_request');
+    if (input.steps && (verdict.extra ?? []).some((i) => input.steps!.methods[i] !== undefined && !READ_METHODS.has(input.steps!.methods[i]!.toLowerCase()))) found.add('extra_request');
     return FAILURE_CLASSES.filter((c) => found.has(c));
   }
   if (verdict.sample_verdict === 'nonexecutable') {

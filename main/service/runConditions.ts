@@ -2,9 +2,10 @@ import type { Parsed } from '../api/contract.js';
 import { readRunSettings, type ConditionComparison, type RunDetail } from '../api/evaluation.js';
 import { unwrap, WapiiError } from '../api/result.js';
 import { reportOf } from '../runner/index.js';
-import { classifyFailure, conditionRows, countFailures, FAILURE_CLASSES, headlineValue, proportionsOf, type ExecutionFailure, type FailureClass, type Statistics, type Verdict } from '../scoring/index.js';
+import { conditionRows, countFailures, FAILURE_CLASSES, headlineValue, proportionsOf, type FailureClass, type Statistics, type Verdict } from '../scoring/index.js';
 import type { Store, StoredRun } from '../store/index.js';
 import { prepareDataset } from './prepare.js';
+import { storedFailureClasses } from './runFailures.js';
 import type { RunResults } from './runResults.js';
 
 /** What makes two runs comparable by condition: the same dataset and model. */
@@ -70,8 +71,7 @@ export async function fileRunConditions(store: Store, input: Pick<Parsed<'compar
         unclassified++;
         return [];
       }
-      const executionError = ((s.execution ?? {}) as { error?: { kind: ExecutionFailure } }).error?.kind;
-      return [{ api: s.api, failures: classifyFailure({ verdict: s.verdict as Verdict, spec, expected: sample.config, executionError }) }];
+      return [{ api: s.api, failures: storedFailureClasses(s.verdict as Verdict, s.execution, spec, sample) }];
     });
     return { run, statistics: reportOf(run).statistics, items, unclassified };
   });

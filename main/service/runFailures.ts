@@ -2,7 +2,7 @@ import type { RunFailures } from '../api/evaluation.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { classifyFailure, countFailures, type ExecutionFailure, type FailureClass, type Verdict } from '../scoring/index.js';
 import type { OutputRow, RunInput } from '../store/runs.js';
-import { stepsOf } from '../runner/index.js';
+import { stepsOf } from '../api/steps.js';
 
 /** One output's failure classes as the result pages show them, and what to store for it when it had none stored. */
 export interface OutputFailures {
@@ -22,14 +22,19 @@ export function outputFailures(o: OutputRow, scorer: Verdict | null, inForce: Ve
   const classify = (verdict: Verdict): FailureClass[] | null => {
     if (verdict.sample_verdict === 'correct') return [];
     if (!input || !spec) return null;
-    const execution = o.execution === null ? undefined : (JSON.parse(o.execution) as { error?: { kind: ExecutionFailure }; captured?: { method: string }[] });
-    const steps = stepsOf(input.fields);
-    return classifyFailure({ verdict, spec, expected: input.config, executionError: execution?.error?.kind, ...(steps ? { steps: { expected: steps.map((s) => s.config), methods: (execution?.captured ?? []).map((c) => c.method) } } : {}) });
+    return storedFailureClasses(verdict, o.execution === null ? undefined : JSON.parse(o.execution), spec, input);
   };
   const stored = o.failures === null ? null : (JSON.parse(o.failures) as FailureClass[]);
   const scorerClasses = stored ?? classify(scorer);
   const backfill = stored === null && scorerClasses !== null ? { backfill: scorerClasses } : {};
   return { failures: overridden ? classify(inForce) : scorerClasses, ...backfill };
+}
+
+/** A stored output's failure classes from its verdict and execution record (a multi-step sample's read its steps and the requests it sent). */
+export function storedFailureClasses(verdict: Verdict, execution: unknown, spec: ApiSpec, sample: Pick<RunInput, 'config' | 'fields'>): FailureClass[] {
+  const record = (execution ?? {}) as { error?: { kind: ExecutionFailure }; captured?: { method: string }[] };
+  const steps = stepsOf(sample.fields);
+  return classifyFailure({ verdict, spec, expected: sample.config, executionError: record.error?.kind, ...(steps ? { steps: { expected: steps.map((s) => s.config), methods: (record.captured ?? []).map((c) => c.method) } } : {}) });
 }
 
 /** Counts per class for the run and per API; unclassified outputs counted apart. */

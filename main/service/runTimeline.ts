@@ -1,8 +1,8 @@
 import type { CompareResult, RunSampleDetail } from '../api/evaluation.js';
 import type { CapturedRequest, RequestConfig } from '../api/schemas.js';
-import { RealWorldFieldsSchema } from '../api/schemas.js';
 import { resolveEndpoint, type ApiSpec } from '../openapi/index.js';
-import { carriedValues, type Step, type Verdict } from '../scoring/index.js';
+import { carriedValues, READ_METHODS, type Step, type Verdict } from '../scoring/index.js';
+import { stepsOf } from '../api/steps.js';
 import type { RunInput } from '../store/runs.js';
 
 /**
@@ -15,14 +15,8 @@ import type { RunInput } from '../store/runs.js';
 type Timeline = NonNullable<RunSampleDetail['timeline']>;
 type TimelineArgument = Timeline['steps'][number]['arguments'][number];
 
-/** What a read may repeat and an extra request may be without making the sample wrong (as scoreSteps). */
-const READS: ReadonlySet<string> = new Set(['get', 'head']);
-
 /** A multi-step sample's steps as the run took them (its input's fields); undefined for a single request. */
-export function inputSteps(input: Pick<RunInput, 'fields'> | undefined): readonly Step[] | undefined {
-  const parsed = RealWorldFieldsSchema.safeParse(input?.fields ?? {});
-  return parsed.success ? parsed.data.steps : undefined;
-}
+export const inputSteps = (input: Pick<RunInput, 'fields'> | undefined): readonly Step[] | undefined => stepsOf(input?.fields);
 
 /** Every argument of a verdict, per location, expected vs captured (the inspector's table). */
 export function argumentsOf(v: Pick<Verdict, 'arguments'> | null): TimelineArgument[] {
@@ -71,7 +65,7 @@ export function timelineOf(verdict: Verdict | null, steps: readonly Step[] | und
   });
   const extra = (verdict.extra ?? []).flatMap((requestIndex) => {
     const request = captured[requestIndex];
-    return request ? [{ requestIndex, request, mutating: !READS.has(request.method.toLowerCase()) }] : [];
+    return request ? [{ requestIndex, request, mutating: !READ_METHODS.has(request.method.toLowerCase()) }] : [];
   });
   return {
     steps: timelineSteps,

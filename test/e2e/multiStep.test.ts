@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWorkbench } from '../../main/service/index.js';
 import { hasChromium, launchChromium } from '../support/browser.js';
-import { seedMultiStepRuns } from '../support/multiStepRun.js';
+import { MULTI_STEP_SAMPLES, seedMultiStepRuns } from '../support/multiStepRun.js';
 import { ARTIFACTS, hasWapiiBench, REPO_ROOT, tempDir } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve.js';
 
@@ -35,12 +35,13 @@ describe.runIf(hasChromium && hasWapiiBench)('multi-step runs in Chromium on `wa
   let page: Page;
   let runA: number;
   let runB: number;
+  let datasetId: number;
 
   beforeAll(async () => {
     if (!built) throw new Error('the renderer is not built: `npm test` builds it first (npm run build)');
     const workbench = openWorkbench({ db, author: 'tester', evaluation: { modelsFolder: path.join(dir, 'models'), gpu: 'cpu' } });
     try {
-      ({ runA, runB } = await seedMultiStepRuns(workbench));
+      ({ runA, runB, datasetId } = await seedMultiStepRuns(workbench));
     } finally {
       await workbench.shutdown();
     }
@@ -130,7 +131,7 @@ describe.runIf(hasChromium && hasWapiiBench)('multi-step runs in Chromium on `wa
     await rates.waitFor({ timeout: 60_000 });
     const row = (key: string) => rates.locator(`tr[data-statistic=${key}] td`).first().textContent();
     // 2/4 samples, Wilson [15.0, 85.0]; 6/8 steps, Wilson [40.9, 92.9].
-    expect(await row('samples_correct_wrt_total')).toBe('50.0% [15.0, 85.0]');
+    expect(await row('samples_multistep_correct_wrt_multistep')).toBe('50.0% [15.0, 85.0]');
     expect(await row('steps_correct_wrt_total')).toBe('75.0% [40.9, 92.9]');
     expect(await row('carried_correct_wrt_total')).toBe('75.0% [30.1, 95.4]');
     const failed = page.getByTestId('first-failed-step');
@@ -164,6 +165,18 @@ describe.runIf(hasChromium && hasWapiiBench)('multi-step runs in Chromium on `wa
     ]);
     await shot(page, '6-compare-sample');
     await page.getByTestId('compare-sample').screenshot({ path: path.join(ARTIFACTS, 'e2e-multistep-6-compare-sample-panel.png') });
+  });
+
+  it('Datasets filters samples by how many requests they make', async () => {
+    await page.goto(`${serve.url}/#/datasets?dataset=${datasetId}`);
+    const count = page.getByTestId('sample-count');
+    await expect.poll(() => count.textContent(), { timeout: 30_000 }).toBe(`${MULTI_STEP_SAMPLES.length} samples`);
+    await page.getByLabel('Requests per sample').selectOption('one');
+    await expect.poll(() => count.textContent()).toBe('0 samples');
+    await page.getByLabel('Requests per sample').selectOption('several');
+    await expect.poll(() => count.textContent()).toBe(`${MULTI_STEP_SAMPLES.length} samples`);
+    expect(page.url()).toContain('requests=several');
+    await shot(page, '8-datasets-requests-filter');
   });
 
   it('in a dark system scheme the timeline and the step rates stay readable (screenshots)', async () => {

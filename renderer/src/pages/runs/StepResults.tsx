@@ -5,7 +5,7 @@ import './results.css';
 
 /** The rates a run with multi-step samples adds (scoring.md §7), each with its 95% interval. */
 const STEP_RATES: readonly (readonly [string, string, string])[] = [
-  ['Task rate: correct samples (t)', 'samples_correct_wrt_total', 'every step correct and no extra request that writes, of all samples'],
+  ['Task rate: correct samples (t)', 'samples_multistep_correct_wrt_multistep', 'every step correct and no extra request that writes, of the multi-step samples'],
   ['Step rate: correct steps (t)', 'steps_correct_wrt_total', "steps whose request is correct, of every step of the multi-step samples (a missing step counts as not correct)"],
   ['Carried values correct (t)', 'carried_correct_wrt_total', 'values a step takes from an earlier response, sent as that response held them'],
 ];
