@@ -52,6 +52,12 @@ fetch('https://slack.com/api/conversations.list?types=public_channel', { headers
   await axios.post('https://slack.com/api/chat.postMessage', { channel: r.data.channels[1].id, text: 'Deploy finished' }, { headers });
 })();`,
   noRequest: `${HEAD}const channel = 'deploys';\nconsole.log('would post to', channel);`,
+  // A repeated read with an argument the spec does not permit: an extra request illegal on its own.
+  illegalExtra: `${HEAD}(async () => {
+  const r = await axios.get('https://slack.com/api/conversations.list', { headers, params: { types: 'public_channel' } });
+  await axios.get('https://slack.com/api/conversations.list', { headers, params: { types: 'public_channel', colour: 'red' } });
+  await axios.post('https://slack.com/api/chat.postMessage', { channel: r.data.channels[1].id, text: 'Deploy finished' }, { headers });
+})();`,
 };
 
 let spec: ApiSpec;
@@ -79,6 +85,7 @@ describe('a multi-step program in the sandbox, answered from its steps', () => {
     ['one wrong argument', PROGRAMS.wrongArgument, { sample_verdict: 'wrong', steps_correct: 1, first_failed_step: 0, carried_correct: 1 }],
     ['a repeated read', PROGRAMS.repeatedRead, { sample_verdict: 'correct', steps_correct: 2, extra_requests: 1, first_failed_step: null }],
     ['no request', PROGRAMS.noRequest, { sample_verdict: 'nonexecutable', error_verdict: 'no_request', steps_missing: 2 }],
+    ['an extra read with an argument the spec does not permit', PROGRAMS.illegalExtra, { sample_verdict: 'illegal', steps_correct: 2, extra_requests: 1, first_failed_step: null }],
   ] as const)('%s', async (_name, program, expected) => {
     const evaluation = await evaluateSteps(program, STEPS, spec, executor);
     expect(evaluation.verdict, JSON.stringify(evaluation.execution)).toMatchObject(expected);

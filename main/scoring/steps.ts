@@ -25,10 +25,16 @@ const templateOf = (spec: ApiSpec, url: string, params: Readonly<Record<string, 
 /** What a read may repeat and an extra request may be without making the sample wrong. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['get', 'head']);
 
-/** Whether a request that took no step is illegal by §4: its URL matches no path of the spec, or its method is not defined there. */
-function illegalAlone(spec: ApiSpec, request: CapturedRequest): boolean {
+/**
+ * Whether a request that took no step is illegal by §4, against its own matched endpoint: its URL
+ * matches no path of the spec, its method is not defined there, or an argument is not permitted
+ * there.
+ */
+function illegalAlone(spec: ApiSpec, request: CapturedRequest, compat: CompatMode): boolean {
   const template = templateOf(spec, request.url, request.params);
-  return template === undefined || !methodsAt(spec, template).includes(request.method.toLowerCase() as never);
+  if (template === undefined || !methodsAt(spec, template).includes(request.method.toLowerCase() as never)) return true;
+  // Against its own URL and method with no argument expected, each argument it sent is unnecessary where the endpoint permits it, illegal where not.
+  return compareRequest(spec, { url: request.url, method: request.method }, request, compat).sample_verdict === 'illegal';
 }
 
 /** What the captured request sent at `<location>.<key path>` (`data.channel`, `params.project`, `path_params.task_gid`). */
@@ -118,7 +124,7 @@ export function scoreSteps(spec: ApiSpec, steps: readonly Step[], captured: read
   const firstFailed = results.findIndex((r) => r.verdict.sample_verdict !== 'correct');
   const counts = { steps: results, steps_total: steps.length, steps_correct: stepsCorrect, steps_missing: missing, extra, extra_requests: extra.length, first_failed_step: firstFailed < 0 ? null : firstFailed, carried_correct: carriedCorrect, carried_total: carriedTotal };
   if (captured.length === 0) return { sample_verdict: 'nonexecutable', error_verdict: error ?? 'no_request', ...counts };
-  const illegal = results.some((r) => r.verdict.sample_verdict === 'illegal') || extra.some((i) => illegalAlone(spec, captured[i]!));
+  const illegal = results.some((r) => r.verdict.sample_verdict === 'illegal') || extra.some((i) => illegalAlone(spec, captured[i]!, compat));
   const correct = missing === 0 && stepsCorrect === steps.length && extra.every((i) => READ_METHODS.has(captured[i]!.method.toLowerCase()));
   return { sample_verdict: illegal ? 'illegal' : correct ? 'correct' : 'wrong', error_verdict: null, ...counts };
 }
