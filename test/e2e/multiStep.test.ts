@@ -176,6 +176,8 @@ describe.runIf(hasChromium && hasWapiiBench)('multi-step runs in Chromium on `wa
     await page.getByLabel('Requests per sample').selectOption('several');
     await expect.poll(() => count.textContent()).toBe(`${MULTI_STEP_SAMPLES.length} samples`);
     expect(page.url()).toContain('requests=several');
+    // A task of several requests reads as its steps, not only its last request.
+    expect(await page.locator('[data-testid=samples-table] tbody tr').first().textContent()).toContain('GET → POST/api/conversations.list → /api/chat.postMessage');
     await shot(page, '8-datasets-requests-filter');
   });
 

@@ -14,6 +14,17 @@ function pathOf(url: string): string {
   }
 }
 
+/** A sample's expected requests: a multi-step sample's steps, else its one config. */
+function requestsOf(s: Sample): readonly { readonly method: string; readonly url: string }[] {
+  const steps = s.fields?.['steps'];
+  if (!Array.isArray(steps)) return [s.config];
+  const configs = steps.flatMap((step) => {
+    const config = step && typeof step === 'object' && !Array.isArray(step) ? step['config'] : undefined;
+    return config && typeof config === 'object' && !Array.isArray(config) && typeof config['method'] === 'string' && typeof config['url'] === 'string' ? [{ method: config['method'], url: config['url'] }] : [];
+  });
+  return configs.length > 0 ? configs : [s.config];
+}
+
 export function SamplesTable(): React.JSX.Element {
   const samples = useDatasets((s) => s.samples);
   const selectedId = useDatasets((s) => s.selected?.sample.id);
@@ -23,8 +34,9 @@ export function SamplesTable(): React.JSX.Element {
     () => [
       column.accessor('position', { header: '#', size: 50 }),
       column.accessor('api', { header: 'API', size: 140 }),
-      column.accessor((s) => s.config.method.toUpperCase(), { id: 'method', header: 'Method', size: 70 }),
-      column.accessor((s) => pathOf(s.config.url), { id: 'url', header: 'Path', size: 260 }),
+      // A task of several requests reads as its steps' methods and paths in order (its config is only the last step's).
+      column.accessor((s) => requestsOf(s).map((r) => r.method.toUpperCase()).join(' → '), { id: 'method', header: 'Method', size: 100 }),
+      column.accessor((s) => requestsOf(s).map((r) => pathOf(r.url)).join(' → '), { id: 'url', header: 'Path', size: 260, cell: (info) => <span title={info.getValue()}>{info.getValue()}</span> }),
       column.accessor('task', { header: 'Task' }),
       column.accessor('reviewState', { header: 'Review', size: 90 }),
       column.accessor('checkStatus', {
