@@ -200,7 +200,8 @@ function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
   steps.forEach((step, i) => {
     for (const f of checkRequest(spec, step.config)) findings.push({ ...f, step: i, message: `step ${i}: ${f.message}` });
     // The stubbed answer is what the API would send: valid against the operation's response schema for its status, where the spec has one.
-    const endpoint = resolveEndpoint(spec, step.config.url, step.config.method.toLowerCase(), step.config.params ?? {}).endpoint;
+    const resolved = resolveEndpoint(spec, step.config.url, step.config.method.toLowerCase(), step.config.params ?? {});
+    const endpoint = resolved.endpoint;
     const status = String(step.response.status);
     const schema = responseSchema(endpoint, step.response.status);
     const documented = Object.keys(endpoint?.responses ?? {});
@@ -223,7 +224,11 @@ function checkSteps(spec: ApiSpec, raw: JsonValue): Finding[] {
       }
       const [location] = where.split('.');
       if (location === 'path_params') {
-        if (held === null || typeof held === 'object' || !segmentHolding(step.config.url, String(held))) say(`the URL has no segment ${JSON.stringify(held)}, which the response holds`);
+        // The named parameter's own segment, as the spec's template reads the URL (another segment holding the same value is not it).
+        const name = where.slice('path_params.'.length);
+        const sent = resolved.candidate?.pathParams[name];
+        if (held === null || typeof held === 'object') say(`the response holds ${JSON.stringify(held)} there, not a value a URL segment can carry`);
+        else if (sent !== undefined ? sent !== String(held) : !segmentHolding(step.config.url, String(held))) say(sent !== undefined ? `the URL's {${name}} is ${JSON.stringify(sent)}, the response holds ${JSON.stringify(held)}` : `the URL has no segment ${JSON.stringify(held)}, which the response holds`);
         continue;
       }
       const sent = requestValueAt(step.config, where);

@@ -37,6 +37,9 @@ describe('multi-step checks', () => {
     const copy = { config: { url: 'https://sheets.googleapis.com/v4/spreadsheets/abc123/sheets/77:copyTo', method: 'post', headers: JSON_AUTH, data: { destinationSpreadsheetId: 'def456' } }, carried: { 'path_params.sheetId': '0:/data/sheets/0/properties/sheetId' }, response: { status: 200, data: { sheetId: 91, title: 'Copy of Q1' } } };
     expect(check('google_sheet_v4', [get, copy]).filter((m) => m.includes('carried'))).toEqual([]);
     const wrong = { ...copy, config: { ...copy.config, url: 'https://sheets.googleapis.com/v4/spreadsheets/abc123/sheets/78:copyTo' } };
-    expect(check('google_sheet_v4', [get, wrong])).toContainEqual(expect.stringContaining('carried path_params.sheetId ← 0:/data/sheets/0/properties/sheetId: the URL has no segment 77'));
+    expect(check('google_sheet_v4', [get, wrong])).toContainEqual(expect.stringContaining('carried path_params.sheetId ← 0:/data/sheets/0/properties/sheetId: the URL\'s {sheetId} is "78", the response holds 77'));
+    // The value in another parameter's segment is not the named one's: the spreadsheet's ID carried into {sheetId}.
+    const crossed = { ...copy, config: { ...copy.config, url: 'https://sheets.googleapis.com/v4/spreadsheets/77/sheets/78:copyTo' } };
+    expect(check('google_sheet_v4', [get, crossed])).toContainEqual(expect.stringContaining('the URL\'s {sheetId} is "78", the response holds 77'));
   });
 });
