@@ -88,7 +88,7 @@ export function programOf(starter: string, generation: Pick<Generation, 'text' |
 /** An output's failure classes: a multi-step sample's read its steps and the requests it sent (classifyFailure). */
 export function failureClasses(evaluation: CodeEvaluation, spec: ApiSpec, expected: RequestConfig, steps: readonly Step[] | undefined): ReturnType<typeof classifyFailure> {
   const executionError = evaluation.execution?.error?.kind;
-  const multi = steps ? { steps: { expected: steps.map((s) => s.config), methods: (evaluation.execution?.captured ?? []).map((c) => c.method) } } : {};
+  const multi = steps ? { steps: { expected: steps.map((s) => s.config), captured: evaluation.execution?.captured ?? [] } } : {};
   return classifyFailure({ verdict: evaluation.verdict, spec, expected, executionError, ...multi });
 }
 

@@ -35,6 +35,8 @@ const CASES: readonly { readonly shows: readonly FailureClass[]; readonly sample
   { shows: ['unsatisfiable'], sample: 0, code: `axios.get('${BASE}/me', {\n//unsatisfiable` },
   // The lookup skipped: the shipment's ID guessed.
   { shows: ['skipped_step'], sample: 1, multi: true, code: `(async () => {\n  await axios.post('${BASE}/shipments/latest/cancel', { reason: 'customer_request' }, { ${AUTH} });\n})();` },
+  // Every step right, and a read of a path the API does not have: illegal by that request alone.
+  { shows: ['hallucinated_endpoint'], sample: 4, multi: true, code: `(async () => {\n  const list = await axios.get('${BASE}/warehouses', { params: { region: 'us' }, ${AUTH} });\n  await axios.patch(\`${BASE}/warehouses/\${list.data.data[0].id}\`, { status: 'paused' }, { ${AUTH} });\n  await axios.get('${BASE}/warehouse-status', { ${AUTH} });\n})();` },
   // Every step right, and a second warehouse paused too.
   { shows: ['extra_request'], sample: 4, multi: true, code: `(async () => {\n  const list = await axios.get('${BASE}/warehouses', { params: { region: 'us' }, ${AUTH} });\n  for (const w of list.data.data) await axios.patch(\`${BASE}/warehouses/\${w.id}\`, { status: 'paused' }, { ${AUTH} });\n})();` },
 ];
@@ -71,7 +73,7 @@ describe('failure taxonomy through `wapii score` (real sandbox)', () => {
   it('scores the multi-step cases by their steps, with §7\'s fields in --json', () => {
     const i = CASES.findIndex((c) => c.shows.includes('extra_request'));
     expect(result.samples[String(i)]).toMatchObject({ sample_verdict: 'wrong', steps_total: 2, steps_correct: 2, extra_requests: 1, first_failed_step: null });
-    expect(result.statistics['steps_total']).toBe(4);
+    expect(result.statistics['steps_total']).toBe(6);
   });
 
   it('counts agree with the verdict statistics', () => {
@@ -79,7 +81,8 @@ describe('failure taxonomy through `wapii score` (real sandbox)', () => {
     const s = result.statistics;
     const verdicts = Object.values(result.samples);
     const withArgument = (v: ArgumentVerdictName) => verdicts.filter((x) => x.sample_verdict !== 'nonexecutable' && Object.values(x.arguments).some((a) => Object.values(a ?? {}).some((r) => r.verdict === v))).length;
-    expect(counts.hallucinated_endpoint).toBe(s['urls_illegal']);
+    // A multi-step task's extra request to an unknown path is classed so, but is no step's URL verdict.
+    expect(counts.hallucinated_endpoint).toBe(s['urls_illegal']! + CASES.filter((c) => c.multi && c.shows.includes('hallucinated_endpoint')).length);
     expect(counts.wrong_endpoint).toBe(s['urls_wrong']);
     expect(counts.illegal_method).toBe(s['methods_illegal']);
     expect(counts.wrong_method).toBe(s['methods_wrong']);

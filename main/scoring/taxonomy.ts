@@ -1,5 +1,6 @@
 import { FAILURE_CLASSES } from '../api/constants.js';
-import type { JsonValue, RequestConfig } from '../api/schemas.js';
+import type { CapturedRequest, JsonValue, RequestConfig } from '../api/schemas.js';
+import { compareRequest } from './compare.js';
 import { resolveEndpoint, type ApiSpec, type ArgumentLocation, type Endpoint } from '../openapi/index.js';
 import { READ_METHODS } from './steps.js';
 import type { Verdict } from './verdicts.js';
@@ -43,8 +44,8 @@ export function classifyFailure(input: {
   spec: ApiSpec;
   expected: RequestConfig;
   executionError?: ExecutionFailure | undefined;
-  /** A multi-step sample's expected requests, by step, and the program's captured requests' methods, in order (scoring.md §7). */
-  steps?: { readonly expected: readonly RequestConfig[]; readonly methods: readonly string[] } | undefined;
+  /** A multi-step sample's expected requests, by step, and the program's captured requests, in order (scoring.md §7). */
+  steps?: { readonly expected: readonly RequestConfig[]; readonly captured: readonly CapturedRequest[] } | undefined;
 }): FailureClass[] {
   const { verdict } = input;
   if (verdict.sample_verdict === 'correct') return [];
@@ -55,7 +56,15 @@ export function classifyFailure(input: {
     const step = first === null || first === undefined ? undefined : verdict.steps[first];
     if (step && step.request === null) found.add('skipped_step');
     else if (step && input.steps?.expected[first!]) for (const c of classifyFailure({ verdict: step.verdict, spec: input.spec, expected: input.steps.expected[first!]! })) found.add(c);
-    if (input.steps && (verdict.extra ?? []).some((i) => input.steps!.methods[i] !== undefined && !READ_METHODS.has(input.steps!.methods[i]!.toLowerCase()))) found.add('extra_request');
+    const extras = (verdict.extra ?? []).flatMap((i) => (input.steps?.captured[i] ? [input.steps.captured[i]!] : []));
+    if (extras.some((r) => !READ_METHODS.has(r.method.toLowerCase()))) found.add('extra_request');
+    // An extra request illegal on its own (§4 against its own endpoint) says how: an unknown path, method or argument.
+    for (const r of extras) {
+      const classes = classifyFailure({ verdict: compareRequest(input.spec, { url: r.url, method: r.method }, r), spec: input.spec, expected: { url: r.url, method: r.method } });
+      // Where the path or method is unknown, its arguments have nothing to be legal against: the path or method is the mistake.
+      const where = classes.filter((c) => c === 'hallucinated_endpoint' || c === 'illegal_method');
+      for (const c of where.length > 0 ? where : classes.filter((c) => c === 'illegal_argument')) found.add(c);
+    }
     return FAILURE_CLASSES.filter((c) => found.has(c));
   }
   if (verdict.sample_verdict === 'nonexecutable') {

@@ -1,3 +1,4 @@
+import type { CapturedRequest } from '../api/schemas.js';
 import type { RunFailures } from '../api/evaluation.js';
 import type { ApiSpec } from '../openapi/index.js';
 import { classifyFailure, countFailures, type ExecutionFailure, type FailureClass, type Verdict } from '../scoring/index.js';
@@ -32,9 +33,9 @@ export function outputFailures(o: OutputRow, scorer: Verdict | null, inForce: Ve
 
 /** A stored output's failure classes from its verdict and execution record (a multi-step sample's read its steps and the requests it sent). */
 export function storedFailureClasses(verdict: Verdict, execution: unknown, spec: ApiSpec, sample: Pick<RunInput, 'config' | 'fields'>): FailureClass[] {
-  const record = (execution ?? {}) as { error?: { kind: ExecutionFailure }; captured?: { method: string }[] };
+  const record = (execution ?? {}) as { error?: { kind: ExecutionFailure }; captured?: CapturedRequest[] };
   const steps = stepsOf(sample.fields);
-  return classifyFailure({ verdict, spec, expected: sample.config, executionError: record.error?.kind, ...(steps ? { steps: { expected: steps.map((s) => s.config), methods: (record.captured ?? []).map((c) => c.method) } } : {}) });
+  return classifyFailure({ verdict, spec, expected: sample.config, executionError: record.error?.kind, ...(steps ? { steps: { expected: steps.map((s) => s.config), captured: record.captured ?? [] } } : {}) });
 }
 
 /** Counts per class for the run and per API; unclassified outputs counted apart. */
