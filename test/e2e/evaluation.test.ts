@@ -140,7 +140,10 @@ describe.runIf(hasChromium && hasWapiiBench && hasVocabBundle)('evaluation in Ch
     const constrainedId = /\/runs\/(\d+)/.exec(page.url())?.[1];
     await page.getByRole('button', { name: 'Compare…' }).click();
     await expect.poll(() => page.getByLabel('Baseline run').inputValue()).toBe(constrainedId);
-    await page.getByRole('group', { name: 'Runs to compare' }).getByLabel(/full completion · unconstrained/i).check();
+    // The candidates are listed once their shared samples are counted (they reorder then): tick one after that.
+    const group = page.getByRole('group', { name: 'Runs to compare' });
+    await expect.poll(() => group.locator('.shared').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await group.getByLabel(/full completion · unconstrained/i).check();
     await expect.poll(() => page.getByTestId('compare-metrics').isVisible(), { timeout: 15_000 }).toBe(true);
     expect(await countOf(page, 'compare-count')).toBe(20);
     await page.getByLabel('Changed only').check();
