@@ -52,7 +52,10 @@ export function ComparePage(): React.JSX.Element {
   useEffect(() => setTicked(runsParam), [runsParam]);
   const runIds = ticked.split(',').map(Number).filter((n) => n > 0 && n !== baselineId);
   const [candidates, setCandidates] = useState<{ baselineId: number; list: Candidate[] } | undefined>();
-  const changedOnly = search.get('changed') === '1';
+  // "Changed only" shows its click at once too, as the ticked runs do; the URL follows.
+  const changedParam = search.get('changed') === '1';
+  const [changedOnly, setChangedOnly] = useState(changedParam);
+  useEffect(() => setChangedOnly(changedParam), [changedParam]);
   const [result, setResult] = useState<CompareResult | undefined>();
   const [loading, setLoading] = useState(false);
   // The open sample lives in the URL too (`&sample=12`, the baseline's index), so a reload or a
@@ -112,7 +115,14 @@ export function ComparePage(): React.JSX.Element {
   useShortcuts('Compare', [
     { keys: 'j', description: 'next sample', run: () => setIndex(step(rows.map((r) => r.index), index, 1), index === undefined ? 'push' : 'replace') },
     { keys: 'k', description: 'previous sample', run: () => setIndex(step(rows.map((r) => r.index), index, -1), index === undefined ? 'push' : 'replace') },
-    { keys: 'c', description: 'changed only', run: () => update({ changed: changedOnly ? undefined : '1' }) },
+    {
+      keys: 'c',
+      description: 'changed only',
+      run: () => {
+        setChangedOnly(!changedOnly);
+        update({ changed: changedOnly ? undefined : '1' });
+      },
+    },
     { keys: 'Escape', description: 'close the sample', run: () => setIndex(undefined) },
   ]);
 
@@ -167,7 +177,15 @@ export function ComparePage(): React.JSX.Element {
             <Metrics result={result} />
             <div className="filters">
               <label className="check">
-                <input type="checkbox" aria-label="Changed only" checked={changedOnly} onChange={(e) => update({ changed: e.target.checked ? '1' : undefined })} /> changed only (c)
+                <input
+                  type="checkbox"
+                  aria-label="Changed only"
+                  checked={changedOnly}
+                  onChange={(e) => {
+                    setChangedOnly(e.target.checked);
+                    update({ changed: e.target.checked ? '1' : undefined });
+                  }}
+                /> changed only (c)
               </label>
               {result.runs.map((r, i) => (
                 <span key={r.id} className="muted">
