@@ -50,6 +50,8 @@ describe.runIf(hasChromium && hasWapiiBench)('multi-step runs in Chromium on `wa
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.goto(serve.openUrl);
+    // The token is exchanged for the session cookie as the page loads: a navigation before that finished opened the app without it.
+    await page.getByTestId('sample-count').waitFor({ timeout: 120_000 });
   }, 240_000);
   afterAll(async () => {
     await browser?.close();
